@@ -1,0 +1,1 @@
+//! Platform formats and generators.

@@ -1,0 +1,1 @@
+//! Application families and scheduling policies.

@@ -1,0 +1,223 @@
+//! The platform model: hosts, links, disks and the routes between hosts.
+//!
+//! This is plain data, built once by the `platforms` crate (from SimGrid XML, gridsim TOML or a
+//! generator) and shared read-only by every run of a sweep. Units are SI base units throughout:
+//! flop/s, bytes/s, seconds, bytes.
+//!
+//! A SimGrid SPLITDUPLEX link is stored as two independent SHARED links named `<id>_UP` and
+//! `<id>_DOWN`, as SimGrid does internally; a route names the direction it uses. So every
+//! [`Link`] here is one capacity constraint of the max-min system.
+
+mod routing;
+
+use std::collections::BTreeMap;
+
+use crate::profile::Profile;
+
+pub use routing::{Route, RouteError, Routing};
+
+/// Index of a host in [`Platform::hosts`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct HostId(pub u32);
+
+/// Index of a link in [`Platform::links`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct LinkId(pub u32);
+
+/// Index of a disk in [`Platform::disks`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct DiskId(pub u32);
+
+/// A compute host.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Host {
+    /// Unique name (SimGrid `id`).
+    pub name: String,
+    /// Peak speed of one core, flop/s. Positive.
+    pub speed: f64,
+    /// Number of cores. At least 1.
+    pub cores: u32,
+    /// Multiplies `speed` over time (SimGrid `speed_file`).
+    pub speed_profile: Option<Profile>,
+    /// Switches the host off (value 0) and on (value != 0) over time (SimGrid `state_file`).
+    pub state_profile: Option<Profile>,
+    /// Main memory, bytes (cluster family: page faults when jobs need more).
+    pub memory_bytes: Option<f64>,
+    /// I/O buffer (page cache) size, bytes (cluster family).
+    pub io_buffer_bytes: Option<f64>,
+    /// Disks attached to this host.
+    pub disks: Vec<DiskId>,
+    /// Free-form properties (SimGrid `<prop>`), sorted by key.
+    pub properties: BTreeMap<String, String>,
+}
+
+impl Host {
+    /// A host with one core, no profiles and no extra attributes.
+    pub fn new(name: impl Into<String>, speed: f64) -> Host {
+        Host {
+            name: name.into(),
+            speed,
+            cores: 1,
+            speed_profile: None,
+            state_profile: None,
+            memory_bytes: None,
+            io_buffer_bytes: None,
+            disks: Vec::new(),
+            properties: BTreeMap::new(),
+        }
+    }
+}
+
+/// How concurrent flows share a link.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SharingPolicy {
+    /// Flows share the bandwidth: the sum of their rates is at most the bandwidth.
+    Shared,
+    /// Every flow may use the full bandwidth: the largest rate is at most the bandwidth.
+    Fatpipe,
+}
+
+/// One capacity constraint of the network: a link, or one direction of a SPLITDUPLEX link.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Link {
+    /// Unique name (SimGrid `id`, with `_UP`/`_DOWN` for split-duplex halves).
+    pub name: String,
+    /// Bytes/s. Positive.
+    pub bandwidth: f64,
+    /// Seconds. Non-negative.
+    pub latency: f64,
+    /// Sharing semantics.
+    pub policy: SharingPolicy,
+    /// Multiplies `bandwidth` over time (SimGrid `bandwidth_file`).
+    pub bandwidth_profile: Option<Profile>,
+    /// Replaces `latency` over time (SimGrid `latency_file`), seconds.
+    pub latency_profile: Option<Profile>,
+    /// Switches the link off (0) and on over time (SimGrid `state_file`).
+    pub state_profile: Option<Profile>,
+}
+
+impl Link {
+    /// A SHARED link without profiles.
+    pub fn new(name: impl Into<String>, bandwidth: f64, latency: f64) -> Link {
+        Link {
+            name: name.into(),
+            bandwidth,
+            latency,
+            policy: SharingPolicy::Shared,
+            bandwidth_profile: None,
+            latency_profile: None,
+            state_profile: None,
+        }
+    }
+}
+
+/// How a disk serves requests.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum DiskModel {
+    /// SimGrid's disk: reads share `read_bw` and writes share `write_bw` max-min (bytes/s).
+    Shared { read_bw: f64, write_bw: f64 },
+    /// One request at a time, first come first served; a request of `s` bytes takes
+    /// `seek_rotation_s + s / transfer_rate` seconds (the cluster family's disk, WAL-FC paper).
+    FcfsQueue { seek_rotation_s: f64, transfer_rate: f64 },
+}
+
+/// A disk attached to a host.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Disk {
+    /// Name, unique on its host.
+    pub name: String,
+    /// The host it is attached to.
+    pub host: HostId,
+    /// Service model.
+    pub model: DiskModel,
+}
+
+/// A whole platform. Build it with [`Platform::new`] and the `add_*` methods, or with the
+/// `platforms` crate.
+#[derive(Clone, Debug, Default)]
+pub struct Platform {
+    /// All hosts, indexed by [`HostId`].
+    pub hosts: Vec<Host>,
+    /// All links, indexed by [`LinkId`].
+    pub links: Vec<Link>,
+    /// All disks, indexed by [`DiskId`].
+    pub disks: Vec<Disk>,
+    /// How hosts reach each other.
+    pub routing: Routing,
+    /// Model configuration from the platform file (SimGrid `<config><prop id=.. value=..>`),
+    /// e.g. `network/latency-factor`; read by the resource models.
+    pub config: BTreeMap<String, String>,
+    host_names: BTreeMap<String, HostId>,
+    link_names: BTreeMap<String, LinkId>,
+}
+
+impl Platform {
+    /// An empty platform.
+    pub fn new() -> Platform {
+        Platform::default()
+    }
+
+    /// Adds a host; `None` if the name is taken.
+    pub fn add_host(&mut self, host: Host) -> Option<HostId> {
+        let id = HostId(self.hosts.len() as u32);
+        if self.host_names.contains_key(&host.name) {
+            return None;
+        }
+        self.host_names.insert(host.name.clone(), id);
+        self.hosts.push(host);
+        Some(id)
+    }
+
+    /// Adds a link; `None` if the name is taken.
+    pub fn add_link(&mut self, link: Link) -> Option<LinkId> {
+        let id = LinkId(self.links.len() as u32);
+        if self.link_names.contains_key(&link.name) {
+            return None;
+        }
+        self.link_names.insert(link.name.clone(), id);
+        self.links.push(link);
+        Some(id)
+    }
+
+    /// Adds a disk and attaches it to its host.
+    pub fn add_disk(&mut self, disk: Disk) -> DiskId {
+        let id = DiskId(self.disks.len() as u32);
+        self.hosts[disk.host.0 as usize].disks.push(id);
+        self.disks.push(disk);
+        id
+    }
+
+    /// Looks a host up by name.
+    pub fn host_id(&self, name: &str) -> Option<HostId> {
+        self.host_names.get(name).copied()
+    }
+
+    /// Looks a link up by name.
+    pub fn link_id(&self, name: &str) -> Option<LinkId> {
+        self.link_names.get(name).copied()
+    }
+
+    /// The host with this id.
+    pub fn host(&self, id: HostId) -> &Host {
+        &self.hosts[id.0 as usize]
+    }
+
+    /// The link with this id.
+    pub fn link(&self, id: LinkId) -> &Link {
+        &self.links[id.0 as usize]
+    }
+
+    /// The links a message from `src` to `dst` crosses, in order. For `src == dst` without a
+    /// declared route the route is empty and the network model uses its loopback.
+    pub fn route(&self, src: HostId, dst: HostId) -> Result<Route, RouteError> {
+        self.routing.route(src, dst).ok_or_else(|| RouteError::NoRoute {
+            src: self.host(src).name.clone(),
+            dst: self.host(dst).name.clone(),
+        })
+    }
+
+    /// Sum of the latencies of a route's links, seconds.
+    pub fn route_latency(&self, route: &Route) -> f64 {
+        route.links.iter().map(|&l| self.link(l).latency).sum()
+    }
+}

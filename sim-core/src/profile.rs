@@ -1,0 +1,119 @@
+//! Availability profiles: piecewise-constant values that change at given dates.
+//!
+//! A profile scales a resource's capacity (a speed profile: a factor applied to the host's peak
+//! speed; a bandwidth profile) or switches it on and off (a state profile: value 0 = off,
+//! anything else = on). The model is SimGrid's: the value in force at time t is the value of the
+//! last event whose date is <= t; before the first event the resource keeps its nominal value.
+//! A periodic profile repeats its events every `period` seconds: event i of cycle k happens at
+//! `events[i].0 + k * period`.
+//!
+//! Parsing SimGrid's text format (`date value` lines, `LOOPAFTER d`, legacy `PERIODICITY p`) lives
+//! in the `platforms` crate; this module is the parsed, validated form.
+
+/// A validated profile: event dates are sorted and non-negative, the period (if any) is positive
+/// and longer than the span of the events.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Profile {
+    events: Vec<(f64, f64)>,
+    period: Option<f64>,
+}
+
+/// Why a profile was rejected.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum ProfileError {
+    /// An event date is negative or not a number.
+    #[error("event {index}: date {date} is negative or not a number")]
+    BadDate { index: usize, date: f64 },
+    /// An event value is negative or not a number.
+    #[error("event {index}: value {value} is negative or not a number")]
+    BadValue { index: usize, value: f64 },
+    /// Dates go backwards.
+    #[error("event {index}: date {date} comes before the previous date {previous}")]
+    Unsorted { index: usize, date: f64, previous: f64 },
+    /// The repeat period does not exceed the last event date.
+    #[error("period {period} must be positive and larger than the last event date {last}")]
+    BadPeriod { period: f64, last: f64 },
+}
+
+impl Profile {
+    /// Builds a profile from `(date, value)` events in date order and an optional repeat period.
+    pub fn new(events: Vec<(f64, f64)>, period: Option<f64>) -> Result<Profile, ProfileError> {
+        let mut previous = 0.0f64;
+        for (index, &(date, value)) in events.iter().enumerate() {
+            if !(date >= 0.0) || !date.is_finite() {
+                return Err(ProfileError::BadDate { index, date });
+            }
+            if !(value >= 0.0) || !value.is_finite() {
+                return Err(ProfileError::BadValue { index, value });
+            }
+            if date < previous {
+                return Err(ProfileError::Unsorted { index, date, previous });
+            }
+            previous = date;
+        }
+        if let Some(period) = period {
+            let last = events.last().map_or(0.0, |e| e.0);
+            if !(period > 0.0) || !period.is_finite() || (!events.is_empty() && period <= last - events[0].0) {
+                return Err(ProfileError::BadPeriod { period, last });
+            }
+        }
+        Ok(Profile { events, period })
+    }
+
+    /// The events of one cycle, `(date, value)` in date order.
+    pub fn events(&self) -> &[(f64, f64)] {
+        &self.events
+    }
+
+    /// The repeat period, if the profile loops.
+    pub fn period(&self) -> Option<f64> {
+        self.period
+    }
+
+    /// The `n`-th event of the (possibly infinite) sequence, as an absolute `(date, value)`.
+    /// `None` once a non-periodic profile is exhausted.
+    pub fn nth_event(&self, n: u64) -> Option<(f64, f64)> {
+        if self.events.is_empty() {
+            return None;
+        }
+        let len = self.events.len() as u64;
+        match self.period {
+            None => self.events.get(n as usize).copied(),
+            Some(period) => {
+                let (cycle, index) = (n / len, (n % len) as usize);
+                let (date, value) = self.events[index];
+                Some((date + cycle as f64 * period, value))
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn periodic_events_repeat_every_period() {
+        let p = Profile::new(vec![(0.0, 1.0), (10.0, 0.5)], Some(15.0)).unwrap();
+        let seq: Vec<_> = (0..5).map(|n| p.nth_event(n).unwrap()).collect();
+        assert_eq!(seq, vec![(0.0, 1.0), (10.0, 0.5), (15.0, 1.0), (25.0, 0.5), (30.0, 1.0)]);
+    }
+
+    #[test]
+    fn finite_profile_ends() {
+        let p = Profile::new(vec![(1.0, 1.0)], None).unwrap();
+        assert_eq!(p.nth_event(0), Some((1.0, 1.0)));
+        assert_eq!(p.nth_event(1), None);
+    }
+
+    #[test]
+    fn rejects_unsorted_and_negative() {
+        assert!(matches!(
+            Profile::new(vec![(5.0, 1.0), (2.0, 1.0)], None),
+            Err(ProfileError::Unsorted { index: 1, .. })
+        ));
+        assert!(matches!(Profile::new(vec![(-1.0, 1.0)], None), Err(ProfileError::BadDate { .. })));
+        assert!(matches!(Profile::new(vec![(1.0, -1.0)], None), Err(ProfileError::BadValue { .. })));
+        assert!(matches!(Profile::new(vec![(0.0, 1.0), (4.0, 1.0)], Some(3.0)), Err(ProfileError::BadPeriod { .. })));
+    }
+}

@@ -1,0 +1,1 @@
+//! Workload and availability trace formats.
