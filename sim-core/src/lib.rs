@@ -3,6 +3,9 @@
 
 pub mod platform;
 pub mod profile;
+pub mod queue;
+pub mod rng;
+pub mod sharing;
 pub mod time;
 
 pub use time::{SimTime, EPSILON};

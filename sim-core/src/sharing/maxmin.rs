@@ -1,0 +1,426 @@
+//! Weighted max-min fair sharing with bounds (SimGrid's LMM model).
+//!
+//! The system has *constraints* (resources with a capacity `C_c`) and *variables* (activities
+//! with a sharing penalty `p_v > 0`, an optional upper bound `b_v`, and a consumption weight
+//! `w_vc` on each constraint they use). A solution assigns each variable a value `x_v` such that
+//!
+//! * SHARED constraint:  `sum_v w_vc * x_v <= C_c`;
+//! * FATPIPE constraint: `max_v w_vc * x_v <= C_c`;
+//! * `x_v <= b_v`;
+//!
+//! and the vector `(p_v * x_v)` is max-min fair: no variable's level `p_v * x_v` can grow without
+//! lowering the level of a variable whose level is not larger. A larger penalty therefore means a
+//! smaller share (the network model uses the route's RTT as penalty, so long routes get less, as
+//! TCP does).
+//!
+//! Progressive filling computes it: all unfixed variables rise at the same level `λ`, a variable
+//! stops at `x_v = λ / p_v` when a constraint it uses saturates (`λ = remaining_c / usage_c`, with
+//! `usage_c = Σ w_vc / p_v` for SHARED and `max w_vc / p_v` for FATPIPE, over unfixed variables) or
+//! at `x_v = b_v` when its bound is reached first (`λ = b_v p_v`).
+//!
+//! Incremental re-solve: every change (new or removed variable, new capacity, penalty or bound)
+//! marks the constraints it touches. [`MaxMinSystem::solve`] re-solves only the connected
+//! components (constraints linked by variables with a positive penalty) that contain a marked
+//! constraint or variable; every other value is unchanged by construction, because max-min
+//! fairness decomposes over connected components.
+//!
+//! A variable with penalty 0 takes no share and links nothing (SimGrid's "disabled" variables:
+//! the network model keeps a flow at penalty 0 during its latency phase).
+
+/// Index of a constraint (a resource).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct ConstraintId(pub u32);
+
+/// Index of a variable (an activity's rate).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct VariableId(pub u32);
+
+/// Sharing semantics of a constraint.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Sharing {
+    /// The weighted sum of the values is at most the capacity.
+    Shared,
+    /// The largest weighted value is at most the capacity.
+    Fatpipe,
+}
+
+#[derive(Clone, Debug)]
+struct Constraint {
+    capacity: f64,
+    sharing: Sharing,
+    /// (variable, weight, index of this element in the variable's list)
+    elems: Vec<(VariableId, f64, u32)>,
+    // Scratch space for one solve.
+    remaining: f64,
+    usage: f64,
+    unfixed: u32,
+    stamp: u64,
+}
+
+#[derive(Clone, Debug)]
+struct Variable {
+    penalty: f64,
+    bound: f64,
+    /// (constraint, index of the element in the constraint's list)
+    elems: Vec<(ConstraintId, u32)>,
+    value: f64,
+    alive: bool,
+    // Scratch space for one solve.
+    fixed: bool,
+    stamp: u64,
+}
+
+/// A max-min system. See the module docs for the model.
+#[derive(Clone, Debug, Default)]
+pub struct MaxMinSystem {
+    cons: Vec<Constraint>,
+    vars: Vec<Variable>,
+    free_vars: Vec<u32>,
+    dirty_cons: Vec<ConstraintId>,
+    dirty_vars: Vec<VariableId>,
+    stamp: u64,
+    // Reused buffers (no allocation per solve once warm).
+    comp_cons: Vec<ConstraintId>,
+    comp_vars: Vec<VariableId>,
+    to_fix: Vec<VariableId>,
+    old_values: Vec<f64>,
+}
+
+/// Relative tolerance for "this constraint saturates at the current level": levels equal up to
+/// rounding are treated as one, so symmetric flows get bit-identical values.
+const LEVEL_TOLERANCE: f64 = 1e-12;
+
+impl MaxMinSystem {
+    /// An empty system.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds a resource of the given capacity.
+    pub fn add_constraint(&mut self, capacity: f64, sharing: Sharing) -> ConstraintId {
+        let id = ConstraintId(self.cons.len() as u32);
+        self.cons.push(Constraint {
+            capacity,
+            sharing,
+            elems: Vec::new(),
+            remaining: 0.0,
+            usage: 0.0,
+            unfixed: 0,
+            stamp: 0,
+        });
+        id
+    }
+
+    /// Changes a resource's capacity (e.g. a speed profile event).
+    pub fn set_capacity(&mut self, c: ConstraintId, capacity: f64) {
+        self.cons[c.0 as usize].capacity = capacity;
+        self.dirty_cons.push(c);
+    }
+
+    /// The capacity of a resource.
+    pub fn capacity(&self, c: ConstraintId) -> f64 {
+        self.cons[c.0 as usize].capacity
+    }
+
+    /// Adds a variable with a sharing penalty (0 = takes no share yet) and an upper bound
+    /// (`f64::INFINITY` for none). Attach it to constraints with [`MaxMinSystem::expand`].
+    pub fn add_variable(&mut self, penalty: f64, bound: f64) -> VariableId {
+        let var = Variable {
+            penalty,
+            bound,
+            elems: Vec::new(),
+            value: 0.0,
+            alive: true,
+            fixed: false,
+            stamp: 0,
+        };
+        let id = match self.free_vars.pop() {
+            Some(slot) => {
+                let old = std::mem::replace(&mut self.vars[slot as usize], var);
+                // Keep the element list's allocation.
+                let mut elems = old.elems;
+                elems.clear();
+                self.vars[slot as usize].elems = elems;
+                VariableId(slot)
+            }
+            None => {
+                self.vars.push(var);
+                VariableId((self.vars.len() - 1) as u32)
+            }
+        };
+        self.dirty_vars.push(id);
+        id
+    }
+
+    /// Makes `v` consume `weight` per unit of value on `c`. Expanding twice on the same
+    /// constraint adds the weights (a link on both the route and the reverse route).
+    pub fn expand(&mut self, v: VariableId, c: ConstraintId, weight: f64) {
+        let var = &self.vars[v.0 as usize];
+        if let Some(&(_, pos)) = var.elems.iter().find(|(cc, _)| *cc == c) {
+            self.cons[c.0 as usize].elems[pos as usize].1 += weight;
+        } else {
+            let cons = &mut self.cons[c.0 as usize];
+            let var_pos = self.vars[v.0 as usize].elems.len() as u32;
+            cons.elems.push((v, weight, var_pos));
+            let pos = (cons.elems.len() - 1) as u32;
+            self.vars[v.0 as usize].elems.push((c, pos));
+        }
+        self.dirty_cons.push(c);
+    }
+
+    /// Changes a variable's penalty (0 takes it out of the sharing).
+    pub fn set_penalty(&mut self, v: VariableId, penalty: f64) {
+        self.vars[v.0 as usize].penalty = penalty;
+        self.dirty_vars.push(v);
+    }
+
+    /// Changes a variable's bound (`f64::INFINITY` for none).
+    pub fn set_bound(&mut self, v: VariableId, bound: f64) {
+        self.vars[v.0 as usize].bound = bound;
+        self.dirty_vars.push(v);
+    }
+
+    /// The variable's bound.
+    pub fn bound(&self, v: VariableId) -> f64 {
+        self.vars[v.0 as usize].bound
+    }
+
+    /// Removes a variable; its constraints are re-solved at the next [`MaxMinSystem::solve`].
+    pub fn remove_variable(&mut self, v: VariableId) {
+        let elems = std::mem::take(&mut self.vars[v.0 as usize].elems);
+        for &(c, pos) in &elems {
+            let cons = &mut self.cons[c.0 as usize];
+            cons.elems.swap_remove(pos as usize);
+            if let Some(&(moved, _, moved_var_pos)) = cons.elems.get(pos as usize) {
+                self.vars[moved.0 as usize].elems[moved_var_pos as usize].1 = pos;
+            }
+            self.dirty_cons.push(c);
+        }
+        let var = &mut self.vars[v.0 as usize];
+        var.elems = elems;
+        var.elems.clear();
+        var.alive = false;
+        var.value = 0.0;
+        self.free_vars.push(v.0);
+    }
+
+    /// The value computed by the last solve.
+    pub fn value(&self, v: VariableId) -> f64 {
+        self.vars[v.0 as usize].value
+    }
+
+    /// The variables currently using a constraint.
+    pub fn variables_of(&self, c: ConstraintId) -> impl Iterator<Item = VariableId> + '_ {
+        self.cons[c.0 as usize].elems.iter().map(|e| e.0)
+    }
+
+    /// True when some change waits for a solve.
+    pub fn needs_solve(&self) -> bool {
+        !self.dirty_cons.is_empty() || !self.dirty_vars.is_empty()
+    }
+
+    /// Re-solves every component touched since the last solve and appends to `changed` each
+    /// variable whose value changed (in a deterministic order).
+    pub fn solve(&mut self, changed: &mut Vec<VariableId>) {
+        if !self.needs_solve() {
+            return;
+        }
+        self.stamp += 1;
+        let stamp = self.stamp;
+        self.comp_cons.clear();
+        self.comp_vars.clear();
+        let dirty_cons = std::mem::take(&mut self.dirty_cons);
+        let dirty_vars = std::mem::take(&mut self.dirty_vars);
+        for &c in &dirty_cons {
+            self.visit_constraint(c, stamp);
+        }
+        for &v in &dirty_vars {
+            let var = &self.vars[v.0 as usize];
+            if !var.alive || var.stamp == stamp {
+                continue;
+            }
+            if var.penalty > 0.0 && !var.elems.is_empty() {
+                let c = var.elems[0].0;
+                self.visit_constraint(c, stamp);
+            } else {
+                self.vars[v.0 as usize].stamp = stamp;
+                self.comp_vars.push(v);
+            }
+        }
+        self.dirty_cons = dirty_cons;
+        self.dirty_cons.clear();
+        self.dirty_vars = dirty_vars;
+        self.dirty_vars.clear();
+        self.fill(changed);
+    }
+
+    /// Adds the connected component of `start` to the work lists (iterative DFS).
+    fn visit_constraint(&mut self, start: ConstraintId, stamp: u64) {
+        if self.cons[start.0 as usize].stamp == stamp {
+            return;
+        }
+        self.cons[start.0 as usize].stamp = stamp;
+        let first = self.comp_cons.len();
+        self.comp_cons.push(start);
+        let mut next = first;
+        while next < self.comp_cons.len() {
+            let c = self.comp_cons[next];
+            next += 1;
+            for i in 0..self.cons[c.0 as usize].elems.len() {
+                let v = self.cons[c.0 as usize].elems[i].0;
+                let var = &mut self.vars[v.0 as usize];
+                if var.stamp == stamp {
+                    continue;
+                }
+                var.stamp = stamp;
+                self.comp_vars.push(v);
+                if var.penalty <= 0.0 {
+                    continue;
+                }
+                for j in 0..self.vars[v.0 as usize].elems.len() {
+                    let cc = self.vars[v.0 as usize].elems[j].0;
+                    let cons = &mut self.cons[cc.0 as usize];
+                    if cons.stamp != stamp {
+                        cons.stamp = stamp;
+                        self.comp_cons.push(cc);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Progressive filling over the collected component(s).
+    fn fill(&mut self, changed: &mut Vec<VariableId>) {
+        let mut to_fix = std::mem::take(&mut self.to_fix);
+        let mut olds = std::mem::take(&mut self.old_values);
+        olds.clear();
+        olds.extend(self.comp_vars.iter().map(|v| self.vars[v.0 as usize].value));
+        let mut unfixed = 0usize;
+        for &v in &self.comp_vars {
+            let var = &mut self.vars[v.0 as usize];
+            var.fixed = var.penalty <= 0.0;
+            if var.fixed {
+                var.value = 0.0;
+            } else {
+                unfixed += 1;
+            }
+        }
+        for &c in &self.comp_cons {
+            let cons = &mut self.cons[c.0 as usize];
+            cons.remaining = cons.capacity;
+            cons.usage = 0.0;
+            cons.unfixed = 0;
+            for &(v, w, _) in &cons.elems {
+                let var = &self.vars[v.0 as usize];
+                if var.fixed || w <= 0.0 {
+                    continue;
+                }
+                cons.unfixed += 1;
+                let u = w / var.penalty;
+                match cons.sharing {
+                    Sharing::Shared => cons.usage += u,
+                    Sharing::Fatpipe => cons.usage = cons.usage.max(u),
+                }
+            }
+        }
+        while unfixed > 0 {
+            let mut level = f64::INFINITY;
+            for &c in &self.comp_cons {
+                let cons = &self.cons[c.0 as usize];
+                if cons.unfixed > 0 && cons.usage > 0.0 {
+                    level = level.min(cons.remaining.max(0.0) / cons.usage);
+                }
+            }
+            for &v in &self.comp_vars {
+                let var = &self.vars[v.0 as usize];
+                if !var.fixed {
+                    level = level.min(var.bound * var.penalty);
+                }
+            }
+            if level.is_infinite() {
+                // Unconstrained, unbounded variables: infinitely fast.
+                for &v in &self.comp_vars {
+                    let var = &mut self.vars[v.0 as usize];
+                    if !var.fixed {
+                        var.fixed = true;
+                        var.value = f64::INFINITY;
+                    }
+                }
+                break;
+            }
+            let threshold = level * (1.0 + LEVEL_TOLERANCE);
+            to_fix.clear();
+            // Variables stopped by their bound.
+            for &v in &self.comp_vars {
+                let var = &self.vars[v.0 as usize];
+                if !var.fixed && var.bound * var.penalty <= threshold {
+                    to_fix.push(v);
+                }
+            }
+            // Variables on saturated constraints.
+            for &c in &self.comp_cons {
+                let cons = &self.cons[c.0 as usize];
+                if cons.unfixed > 0 && cons.usage > 0.0 && cons.remaining.max(0.0) / cons.usage <= threshold {
+                    // On a FATPIPE only the variables with the largest weight/penalty saturate it;
+                    // on a SHARED constraint every user does.
+                    let least = match cons.sharing {
+                        Sharing::Shared => 0.0,
+                        Sharing::Fatpipe => cons.usage * (1.0 - LEVEL_TOLERANCE),
+                    };
+                    for &(v, w, _) in &cons.elems {
+                        let var = &self.vars[v.0 as usize];
+                        if w > 0.0 && !var.fixed && w / var.penalty >= least {
+                            to_fix.push(v);
+                        }
+                    }
+                }
+            }
+            for &v in &to_fix {
+                let var = &mut self.vars[v.0 as usize];
+                if var.fixed {
+                    continue; // listed twice
+                }
+                var.fixed = true;
+                var.value = (level / var.penalty).min(var.bound);
+                unfixed -= 1;
+                let (value, penalty) = (var.value, var.penalty);
+                for k in 0..self.vars[v.0 as usize].elems.len() {
+                    let (c, pos) = self.vars[v.0 as usize].elems[k];
+                    let cons = &mut self.cons[c.0 as usize];
+                    let w = cons.elems[pos as usize].1;
+                    if w <= 0.0 {
+                        continue;
+                    }
+                    cons.unfixed -= 1;
+                    match cons.sharing {
+                        Sharing::Shared => {
+                            cons.remaining -= w * value;
+                            cons.usage = if cons.unfixed == 0 { 0.0 } else { cons.usage - w / penalty };
+                        }
+                        Sharing::Fatpipe => {
+                            let vars = &self.vars;
+                            cons.usage = cons
+                                .elems
+                                .iter()
+                                .filter(|(vv, ww, _)| *ww > 0.0 && !vars[vv.0 as usize].fixed)
+                                .map(|(vv, ww, _)| ww / vars[vv.0 as usize].penalty)
+                                .fold(0.0, f64::max);
+                        }
+                    }
+                }
+            }
+        }
+        for (i, &v) in self.comp_vars.iter().enumerate() {
+            let var = &self.vars[v.0 as usize];
+            if var.alive && var.value != olds[i] {
+                changed.push(v);
+            }
+        }
+        self.to_fix = to_fix;
+        self.old_values = olds;
+    }
+}
+
+#[cfg(test)]
+#[path = "maxmin_tests.rs"]
+mod tests;

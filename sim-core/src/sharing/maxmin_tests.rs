@@ -1,0 +1,203 @@
+//! Hand-computed max-min cases. Each expected value is derived in the comment beside it from the
+//! definition in the module docs (progressive filling), not from running the solver.
+
+use super::*;
+
+fn solve(sys: &mut MaxMinSystem) -> Vec<VariableId> {
+    let mut changed = Vec::new();
+    sys.solve(&mut changed);
+    changed
+}
+
+fn close(a: f64, b: f64) -> bool {
+    (a - b).abs() <= 1e-12 * b.abs().max(1.0)
+}
+
+#[test]
+fn two_flows_on_one_link_get_half_each() {
+    // C = 100, two variables with penalty 1: level rises to 50 when 2λ = 100.
+    let mut sys = MaxMinSystem::new();
+    let link = sys.add_constraint(100.0, Sharing::Shared);
+    let a = sys.add_variable(1.0, f64::INFINITY);
+    let b = sys.add_variable(1.0, f64::INFINITY);
+    sys.expand(a, link, 1.0);
+    sys.expand(b, link, 1.0);
+    solve(&mut sys);
+    assert_eq!(sys.value(a), 50.0);
+    assert_eq!(sys.value(b), 50.0);
+}
+
+#[test]
+fn bounded_flow_leaves_the_rest_to_the_other() {
+    // C = 100, a bounded at 20: a stops at 20 (λ = 20 < 50), b takes 100 - 20 = 80.
+    let mut sys = MaxMinSystem::new();
+    let link = sys.add_constraint(100.0, Sharing::Shared);
+    let a = sys.add_variable(1.0, 20.0);
+    let b = sys.add_variable(1.0, f64::INFINITY);
+    sys.expand(a, link, 1.0);
+    sys.expand(b, link, 1.0);
+    solve(&mut sys);
+    assert_eq!(sys.value(a), 20.0);
+    assert_eq!(sys.value(b), 80.0);
+}
+
+#[test]
+fn fatpipe_gives_everyone_the_full_capacity() {
+    // FATPIPE: max_v x_v <= 100, so both get 100.
+    let mut sys = MaxMinSystem::new();
+    let link = sys.add_constraint(100.0, Sharing::Fatpipe);
+    let a = sys.add_variable(1.0, f64::INFINITY);
+    let b = sys.add_variable(1.0, f64::INFINITY);
+    sys.expand(a, link, 1.0);
+    sys.expand(b, link, 1.0);
+    solve(&mut sys);
+    assert_eq!(sys.value(a), 100.0);
+    assert_eq!(sys.value(b), 100.0);
+}
+
+#[test]
+fn fatpipe_saturated_by_one_does_not_stop_the_others() {
+    // FATPIPE C = 100; a has weight 2 (saturates at x_a = 50, λ = 50); b (weight 1) also uses a
+    // SHARED link of 300 alone, so it continues to min(100 / 1 on the fatpipe, 300) = 100.
+    let mut sys = MaxMinSystem::new();
+    let pipe = sys.add_constraint(100.0, Sharing::Fatpipe);
+    let other = sys.add_constraint(300.0, Sharing::Shared);
+    let a = sys.add_variable(1.0, f64::INFINITY);
+    let b = sys.add_variable(1.0, f64::INFINITY);
+    sys.expand(a, pipe, 2.0);
+    sys.expand(b, pipe, 1.0);
+    sys.expand(b, other, 1.0);
+    solve(&mut sys);
+    assert_eq!(sys.value(a), 50.0);
+    assert_eq!(sys.value(b), 100.0);
+}
+
+#[test]
+fn three_links_with_a_bottleneck() {
+    // Links L1 = 10, L2 = 100, L3 = 100. Flow f1 uses L1 and L2, f2 uses L2 and L3, f3 uses L3.
+    // Level rises for all: L1 saturates at λ = 10 (only f1), L2 at 50, L3 at 50. So f1 = 10.
+    // Then L2 has 90 left for f2 alone, L3 has 100 for f2 and f3: L3 saturates at 50: f2 = f3 = 50.
+    let mut sys = MaxMinSystem::new();
+    let l1 = sys.add_constraint(10.0, Sharing::Shared);
+    let l2 = sys.add_constraint(100.0, Sharing::Shared);
+    let l3 = sys.add_constraint(100.0, Sharing::Shared);
+    let f1 = sys.add_variable(1.0, f64::INFINITY);
+    let f2 = sys.add_variable(1.0, f64::INFINITY);
+    let f3 = sys.add_variable(1.0, f64::INFINITY);
+    sys.expand(f1, l1, 1.0);
+    sys.expand(f1, l2, 1.0);
+    sys.expand(f2, l2, 1.0);
+    sys.expand(f2, l3, 1.0);
+    sys.expand(f3, l3, 1.0);
+    solve(&mut sys);
+    assert_eq!(sys.value(f1), 10.0);
+    assert_eq!(sys.value(f2), 50.0);
+    assert_eq!(sys.value(f3), 50.0);
+}
+
+#[test]
+fn penalties_weight_the_shares() {
+    // C = 90, penalties 1 and 2: levels p x are equal, so x_a = 2 x_b and x_a + x_b = 90:
+    // x_a = 60, x_b = 30.
+    let mut sys = MaxMinSystem::new();
+    let link = sys.add_constraint(90.0, Sharing::Shared);
+    let a = sys.add_variable(1.0, f64::INFINITY);
+    let b = sys.add_variable(2.0, f64::INFINITY);
+    sys.expand(a, link, 1.0);
+    sys.expand(b, link, 1.0);
+    solve(&mut sys);
+    assert!(close(sys.value(a), 60.0));
+    assert!(close(sys.value(b), 30.0));
+}
+
+#[test]
+fn consumption_weights_add_up_when_expanded_twice() {
+    // Cross traffic: weight 1 + 0.05 on one link of capacity 105 alone: x = 105 / 1.05 = 100.
+    let mut sys = MaxMinSystem::new();
+    let link = sys.add_constraint(105.0, Sharing::Shared);
+    let a = sys.add_variable(1.0, f64::INFINITY);
+    sys.expand(a, link, 1.0);
+    sys.expand(a, link, 0.05);
+    solve(&mut sys);
+    assert!(close(sys.value(a), 100.0));
+}
+
+#[test]
+fn zero_penalty_variable_takes_no_share() {
+    let mut sys = MaxMinSystem::new();
+    let link = sys.add_constraint(100.0, Sharing::Shared);
+    let a = sys.add_variable(0.0, f64::INFINITY);
+    let b = sys.add_variable(1.0, f64::INFINITY);
+    sys.expand(a, link, 1.0);
+    sys.expand(b, link, 1.0);
+    solve(&mut sys);
+    assert_eq!(sys.value(a), 0.0);
+    assert_eq!(sys.value(b), 100.0);
+    // Enabling it splits the link.
+    sys.set_penalty(a, 1.0);
+    let changed = solve(&mut sys);
+    assert_eq!(changed.len(), 2);
+    assert_eq!(sys.value(a), 50.0);
+}
+
+#[test]
+fn removal_and_capacity_change_resolve_only_what_is_touched() {
+    // Two independent links; touching one reports changes only there.
+    let mut sys = MaxMinSystem::new();
+    let l1 = sys.add_constraint(100.0, Sharing::Shared);
+    let l2 = sys.add_constraint(100.0, Sharing::Shared);
+    let a = sys.add_variable(1.0, f64::INFINITY);
+    let b = sys.add_variable(1.0, f64::INFINITY);
+    let c = sys.add_variable(1.0, f64::INFINITY);
+    sys.expand(a, l1, 1.0);
+    sys.expand(b, l1, 1.0);
+    sys.expand(c, l2, 1.0);
+    solve(&mut sys);
+    sys.remove_variable(a);
+    let changed = solve(&mut sys);
+    assert_eq!(changed, vec![b]);
+    assert_eq!(sys.value(b), 100.0);
+    sys.set_capacity(l2, 40.0);
+    let changed = solve(&mut sys);
+    assert_eq!(changed, vec![c]);
+    assert_eq!(sys.value(c), 40.0);
+    // A slot freed by removal is reused, with no stale elements.
+    let d = sys.add_variable(1.0, f64::INFINITY);
+    sys.expand(d, l2, 1.0);
+    solve(&mut sys);
+    assert_eq!(sys.value(d), 20.0);
+    assert_eq!(sys.value(c), 20.0);
+    assert_eq!(sys.variables_of(l1).collect::<Vec<_>>(), vec![b]);
+}
+
+#[test]
+fn removal_keeps_back_pointers_consistent() {
+    // Remove from the middle of a constraint's list several times; every remaining variable must
+    // still be found and the shares must stay C / n.
+    let mut sys = MaxMinSystem::new();
+    let link = sys.add_constraint(120.0, Sharing::Shared);
+    let other = sys.add_constraint(1e9, Sharing::Shared);
+    let vars: Vec<_> = (0..6)
+        .map(|_| {
+            let v = sys.add_variable(1.0, f64::INFINITY);
+            sys.expand(v, other, 1.0);
+            sys.expand(v, link, 1.0);
+            v
+        })
+        .collect();
+    for index in [1, 3, 0] {
+        sys.remove_variable(vars[index]);
+        solve(&mut sys);
+    }
+    for &v in &[vars[2], vars[4], vars[5]] {
+        assert_eq!(sys.value(v), 40.0);
+    }
+}
+
+#[test]
+fn bound_only_variable_without_constraints_gets_its_bound() {
+    let mut sys = MaxMinSystem::new();
+    let a = sys.add_variable(1.0, 7.0);
+    solve(&mut sys);
+    assert_eq!(sys.value(a), 7.0);
+}

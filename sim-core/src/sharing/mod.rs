@@ -1,0 +1,8 @@
+//! Resource sharing between concurrent activities.
+//!
+//! [`maxmin`] is the one solver every shared resource uses (CPU cores, network links, shared
+//! disks), as SimGrid's LMM is. It knows nothing of hosts, links or time.
+
+pub mod maxmin;
+
+pub use maxmin::{ConstraintId, MaxMinSystem, Sharing, VariableId};
