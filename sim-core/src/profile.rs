@@ -20,6 +20,7 @@ pub struct Profile {
 
 /// Why a profile was rejected.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[allow(missing_docs)] // fields are named in the messages
 pub enum ProfileError {
     /// An event date is negative or not a number.
     #[error("event {index}: date {date} is negative or not a number")]

@@ -1,0 +1,60 @@
+//! The run loop: an [`Application`] reacting to the engine's notifications.
+//!
+//! An application family (master/worker, job stream, work stealing, skeletons) implements
+//! [`Application`]: it starts activities in [`Application::start`] and reacts to each completion
+//! or failure. Policies live inside the application and return decisions as data; only the
+//! application calls the engine.
+
+use crate::engine::{Engine, Notification};
+use crate::time::SimTime;
+
+/// Agents that drive a simulation by starting activities and reacting to their outcomes.
+pub trait Application {
+    /// Called once, at time 0, before any event.
+    fn start(&mut self, engine: &mut Engine);
+    /// Called for each completion or failure, at the time it happens.
+    fn on_notification(&mut self, engine: &mut Engine, note: Notification);
+}
+
+/// An engine and the application it runs.
+pub struct Simulation<A> {
+    /// The engine (clock, resources, activities).
+    pub engine: Engine,
+    /// The application.
+    pub app: A,
+    started: bool,
+}
+
+impl<A: Application> Simulation<A> {
+    /// Couples an application to an engine.
+    pub fn new(engine: Engine, app: A) -> Self {
+        Simulation { engine, app, started: false }
+    }
+
+    fn ensure_started(&mut self) {
+        if !self.started {
+            self.started = true;
+            self.app.start(&mut self.engine);
+        }
+    }
+
+    /// Runs until nothing is left to happen. Returns the final time.
+    pub fn run(&mut self) -> SimTime {
+        self.run_until(SimTime::INFINITY)
+    }
+
+    /// Runs every event up to and including `horizon`; the clock then reads `horizon` (if
+    /// finite) or the time of the last event.
+    pub fn run_until(&mut self, horizon: SimTime) -> SimTime {
+        self.ensure_started();
+        while let Some(note) = self.engine.next_notification_until(horizon) {
+            self.app.on_notification(&mut self.engine, note);
+        }
+        self.engine.now()
+    }
+
+    /// Events processed so far.
+    pub fn steps(&self) -> u64 {
+        self.engine.steps()
+    }
+}

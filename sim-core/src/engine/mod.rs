@@ -1,0 +1,556 @@
+//! The engine: clock, event queue, resource models and activities.
+//!
+//! Applications start activities (exec, comm, disk I/O, sleep) and receive a [`Notification`]
+//! when one completes or fails. Between two notifications the engine advances time event by
+//! event: activity completions predicted by the resource models, ends of comms' latency phases,
+//! and profile changes. Every shared resource is a constraint of one max-min system
+//! ([`crate::sharing::maxmin`]):
+//!
+//! * a host is one constraint of capacity `speed × cores × speed_factor(t)`; an exec is a
+//!   variable of penalty 1 bounded by one core, `speed × speed_factor(t)`;
+//! * a link is one constraint of capacity `bandwidth × bandwidth_factor(t)` (SHARED or FATPIPE);
+//!   a comm is a variable as [`crate::network`] describes (LV08);
+//! * a SimGrid disk is two constraints (read and write bandwidth); an FCFS disk serves one
+//!   request at a time and needs no solver.
+//!
+//! After a batch of changes at one date the engine re-solves only the touched components and
+//! reschedules the completion of each activity whose rate changed. Old completion events are not
+//! removed: each activity carries a generation number and events of an older generation are
+//! skipped (see [`Event`]).
+
+mod activity;
+mod event;
+mod resources;
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::Arc;
+
+pub use activity::{ActivityId, ActivityKind, FailureCause, IoOp, Notification};
+pub use event::{Event, ProfileTarget};
+
+use activity::{Activity, Phase};
+use event::Slot;
+use resources::{DiskState, HostState, LinkState};
+
+use crate::network::{ConfigError, NetworkParams};
+use crate::platform::{DiskId, HostId, LinkId, Platform, RouteError};
+use crate::queue::EventQueue;
+use crate::sharing::{ConstraintId, MaxMinSystem, Sharing, VariableId};
+use crate::time::SimTime;
+
+/// One step of the event trace (recorded when enabled, for determinism checks).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TraceRecord {
+    /// Simulated time of the event.
+    pub time: SimTime,
+    /// The event.
+    pub event: Event,
+}
+
+/// A cached route: its links and the link constraints a comm expands on.
+#[derive(Clone, Debug)]
+struct CachedRoute {
+    links: Vec<LinkId>,
+    /// Links of the reverse route (cross traffic).
+    back_links: Vec<LinkId>,
+    /// True for a host talking to itself without a declared route: use the loopback.
+    loopback: bool,
+}
+
+/// The simulation engine. See the module docs.
+pub struct Engine {
+    platform: Arc<Platform>,
+    params: NetworkParams,
+    now: SimTime,
+    queue: EventQueue<Event>,
+    lmm: MaxMinSystem,
+    activities: Vec<Option<Activity>>,
+    free_slots: Vec<Slot>,
+    next_serial: u32,
+    /// Activity slot owning each max-min variable.
+    var_owner: Vec<Slot>,
+    hosts: Vec<HostState>,
+    links: Vec<LinkState>,
+    disks: Vec<DiskState>,
+    loopback: ConstraintId,
+    route_index: HashMap<(HostId, HostId), u32>,
+    routes: Vec<CachedRoute>,
+    notes: VecDeque<Notification>,
+    steps: u64,
+    changed: Vec<VariableId>,
+    trace: Option<Vec<TraceRecord>>,
+}
+
+impl Engine {
+    /// An engine over `platform`, with the network model its configuration selects (LV08 by
+    /// default).
+    pub fn new(platform: Arc<Platform>) -> Result<Engine, ConfigError> {
+        let params = NetworkParams::from_config(&platform.config)?;
+        Ok(Engine::with_params(platform, params))
+    }
+
+    /// An engine with explicit network parameters.
+    pub fn with_params(platform: Arc<Platform>, params: NetworkParams) -> Engine {
+        let mut lmm = MaxMinSystem::new();
+        let hosts = platform.hosts.iter().map(|h| HostState::new(&mut lmm, h)).collect();
+        let links = platform.links.iter().map(|l| LinkState::new(&mut lmm, l)).collect();
+        let disks = platform.disks.iter().map(|d| DiskState::new(&mut lmm, d)).collect();
+        let loopback = lmm.add_constraint(params.loopback_bandwidth, Sharing::Fatpipe);
+        let mut engine = Engine {
+            platform,
+            params,
+            now: SimTime::ZERO,
+            queue: EventQueue::new(),
+            lmm,
+            activities: Vec::new(),
+            free_slots: Vec::new(),
+            next_serial: 0,
+            var_owner: Vec::new(),
+            hosts,
+            links,
+            disks,
+            loopback,
+            route_index: HashMap::new(),
+            routes: Vec::new(),
+            notes: VecDeque::new(),
+            steps: 0,
+            changed: Vec::new(),
+            trace: None,
+        };
+        engine.schedule_profiles();
+        engine
+    }
+
+    /// The current simulated time.
+    pub fn now(&self) -> SimTime {
+        self.now
+    }
+
+    /// Events processed so far (stale events excluded).
+    pub fn steps(&self) -> u64 {
+        self.steps
+    }
+
+    /// The platform.
+    pub fn platform(&self) -> &Platform {
+        &self.platform
+    }
+
+    /// The network parameters in force.
+    pub fn network_params(&self) -> &NetworkParams {
+        &self.params
+    }
+
+    /// Starts recording every processed event.
+    pub fn enable_trace(&mut self) {
+        self.trace.get_or_insert_with(Vec::new);
+    }
+
+    /// The recorded events (empty unless [`Engine::enable_trace`] was called).
+    pub fn trace(&self) -> &[TraceRecord] {
+        self.trace.as_deref().unwrap_or(&[])
+    }
+
+    /// True while the host is on.
+    pub fn host_is_on(&self, host: HostId) -> bool {
+        self.hosts[host.0 as usize].on
+    }
+
+    /// The host's current per-core speed, flop/s (peak × speed profile factor).
+    pub fn host_speed(&self, host: HostId) -> f64 {
+        self.platform.host(host).speed * self.hosts[host.0 as usize].speed_factor
+    }
+
+    /// Number of activities started and not yet completed, failed or cancelled.
+    pub fn active_activities(&self) -> usize {
+        self.activities.len() - self.free_slots.len()
+    }
+
+    // ----- starting activities -------------------------------------------------------------
+
+    /// Computes `flops` on one core of `host`. Fails at once (a notification) if the host is off.
+    pub fn start_exec(&mut self, host: HostId, flops: f64, tag: u64) -> ActivityId {
+        let kind = ActivityKind::Exec { host };
+        let (id, slot) = self.new_activity(kind, tag, flops.max(0.0), 1.0);
+        if !self.hosts[host.0 as usize].on {
+            self.fail(slot, FailureCause::HostOff(host));
+            return id;
+        }
+        let bound = self.host_speed(host);
+        let var = self.new_variable(slot, 1.0, bound);
+        self.lmm.expand(var, self.hosts[host.0 as usize].cpu, 1.0);
+        self.begin_running(slot);
+        id
+    }
+
+    /// Sends `bytes` from `src` to `dst`. Fails with an error naming both hosts when the platform
+    /// has no route between them; fails later (a notification) if an endpoint or a link is off.
+    pub fn start_comm(&mut self, src: HostId, dst: HostId, bytes: f64, tag: u64) -> Result<ActivityId, RouteError> {
+        let route = self.cached_route(src, dst)?;
+        let kind = ActivityKind::Comm { src, dst };
+        let factor = self.params.bandwidth_factor;
+        let (id, slot) = self.new_activity(kind, tag, bytes.max(0.0), factor);
+        for host in [src, dst] {
+            if !self.hosts[host.0 as usize].on {
+                self.fail(slot, FailureCause::HostOff(host));
+                return Ok(id);
+            }
+        }
+        let cached = &self.routes[route as usize];
+        if let Some(&off) = cached.links.iter().find(|l| !self.links[l.0 as usize].on) {
+            self.fail(slot, FailureCause::LinkOff(off));
+            return Ok(id);
+        }
+        let latency = if cached.loopback {
+            self.params.loopback_latency
+        } else {
+            cached.links.iter().map(|l| self.links[l.0 as usize].latency).sum()
+        };
+        // The variable exists from the start with penalty 0 (no share) so that a link or host
+        // failure during the latency phase finds the comm on the link's constraint.
+        let var = self.new_variable(slot, 0.0, f64::INFINITY);
+        let cross = self.params.crosstraffic;
+        let cached = &self.routes[route as usize];
+        if cached.loopback {
+            self.lmm.expand(var, self.loopback, 1.0);
+        } else {
+            for l in &cached.links {
+                self.lmm.expand(var, self.links[l.0 as usize].cons, 1.0);
+            }
+            if cross > 0.0 {
+                for l in &cached.back_links {
+                    self.lmm.expand(var, self.links[l.0 as usize].cons, cross);
+                }
+            }
+        }
+        let act = self.activities[slot as usize].as_mut().expect("new activity");
+        act.route = route;
+        act.route_latency = latency;
+        act.phase = Phase::Latency;
+        let delay = self.params.latency_factor * latency;
+        if delay > 0.0 {
+            let generation = act.generation;
+            self.queue.push(self.now + delay, Event::LatencyElapsed { slot, generation });
+        } else {
+            self.start_data_phase(slot);
+        }
+        Ok(id)
+    }
+
+    /// Reads or writes `bytes` on `disk`.
+    pub fn start_io(&mut self, disk: DiskId, bytes: f64, op: IoOp, tag: u64) -> ActivityId {
+        let kind = ActivityKind::Io { disk, op };
+        let (id, slot) = self.new_activity(kind, tag, bytes.max(0.0), 1.0);
+        let host = self.platform.disks[disk.0 as usize].host;
+        if !self.hosts[host.0 as usize].on {
+            self.fail(slot, FailureCause::HostOff(host));
+            return id;
+        }
+        match self.disks[disk.0 as usize] {
+            DiskState::Shared { read, write } => {
+                let var = self.new_variable(slot, 1.0, f64::INFINITY);
+                let cons = if op == IoOp::Read { read } else { write };
+                self.lmm.expand(var, cons, 1.0);
+                self.begin_running(slot);
+            }
+            DiskState::Fcfs { ref mut queue, busy } => {
+                self.activities[slot as usize].as_mut().expect("new activity").phase = Phase::Queued;
+                if busy {
+                    queue.push_back(slot);
+                } else {
+                    self.serve_fcfs(disk, slot);
+                }
+            }
+        }
+        id
+    }
+
+    /// Completes after `duration` seconds.
+    pub fn sleep(&mut self, duration: f64, tag: u64) -> ActivityId {
+        let (id, slot) = self.new_activity(ActivityKind::Sleep, tag, 0.0, 1.0);
+        let act = self.activities[slot as usize].as_mut().expect("new activity");
+        act.phase = Phase::Running;
+        let generation = act.generation;
+        self.queue.push(self.now + duration.max(0.0), Event::Completion { slot, generation });
+        id
+    }
+
+    /// Stops an activity without notification. Cancelling a finished activity does nothing.
+    pub fn cancel(&mut self, id: ActivityId) {
+        if self.live(id) {
+            if let Some(Activity { kind: ActivityKind::Io { disk, .. }, phase, .. }) = &self.activities[id.slot as usize]
+            {
+                let (disk, phase) = (*disk, *phase);
+                if let DiskState::Fcfs { queue, .. } = &mut self.disks[disk.0 as usize] {
+                    if phase == Phase::Queued {
+                        queue.retain(|&s| s != id.slot);
+                    } else {
+                        self.release(id.slot);
+                        self.next_fcfs(disk);
+                        return;
+                    }
+                }
+            }
+            self.release(id.slot);
+        }
+    }
+
+    /// Work left in an activity (flops or bytes) as of now.
+    pub fn remaining(&self, id: ActivityId) -> Option<f64> {
+        if !self.live(id) {
+            return None;
+        }
+        let act = self.activities[id.slot as usize].as_ref()?;
+        let done = if act.phase == Phase::Running { act.rate * (self.now - act.last_update) } else { 0.0 };
+        Some((act.remaining - done).max(0.0))
+    }
+
+    fn live(&self, id: ActivityId) -> bool {
+        matches!(self.activities.get(id.slot as usize), Some(Some(a)) if a.serial == id.serial)
+    }
+
+    // ----- advancing time ------------------------------------------------------------------
+
+    /// Advances until the next notification, or returns `None` when nothing is left to happen.
+    pub fn next_notification(&mut self) -> Option<Notification> {
+        self.next_notification_until(SimTime::INFINITY)
+    }
+
+    /// Like [`Engine::next_notification`] but processes no event after `horizon`; when it stops
+    /// there for lack of a notification, the clock is moved to `horizon` (if finite).
+    pub fn next_notification_until(&mut self, horizon: SimTime) -> Option<Notification> {
+        loop {
+            if let Some(note) = self.notes.pop_front() {
+                return Some(note);
+            }
+            if !self.step(horizon) {
+                if horizon.is_finite() && horizon > self.now {
+                    self.settle_all_at(horizon);
+                }
+                return None;
+            }
+        }
+    }
+
+    /// Processes one event at or before `horizon`. Returns false when there is none.
+    fn step(&mut self, horizon: SimTime) -> bool {
+        loop {
+            if self.lmm.needs_solve() && self.queue.peek_time().map_or(true, |t| t > self.now) {
+                self.resolve();
+            }
+            let Some(t) = self.queue.peek_time() else { return false };
+            if t > horizon {
+                return false;
+            }
+            let (time, event) = self.queue.pop().expect("peeked");
+            if self.is_stale(&event) {
+                continue;
+            }
+            if time > self.now {
+                self.now = time;
+            }
+            self.steps += 1;
+            if let Some(trace) = &mut self.trace {
+                trace.push(TraceRecord { time: self.now, event });
+            }
+            self.handle(event);
+            return true;
+        }
+    }
+
+    fn is_stale(&self, event: &Event) -> bool {
+        match *event {
+            Event::Completion { slot, generation } | Event::LatencyElapsed { slot, generation } => {
+                !matches!(&self.activities[slot as usize], Some(a) if a.generation == generation)
+            }
+            Event::ProfileStep { .. } => false,
+        }
+    }
+
+    fn handle(&mut self, event: Event) {
+        match event {
+            Event::Completion { slot, .. } => self.complete(slot),
+            Event::LatencyElapsed { slot, .. } => self.start_data_phase(slot),
+            Event::ProfileStep { target, index } => self.apply_profile(target, index),
+        }
+    }
+
+    /// Re-solves the max-min system and reschedules every activity whose rate changed.
+    fn resolve(&mut self) {
+        let mut changed = std::mem::take(&mut self.changed);
+        changed.clear();
+        self.lmm.solve(&mut changed);
+        for &var in &changed {
+            let slot = self.var_owner[var.0 as usize];
+            let value = self.lmm.value(var);
+            let now = self.now;
+            let Some(act) = self.activities[slot as usize].as_mut() else { continue };
+            if act.phase != Phase::Running {
+                continue;
+            }
+            act.settle(now);
+            act.rate = value * act.factor;
+            act.generation = act.generation.wrapping_add(1);
+            if act.rate > 0.0 {
+                let generation = act.generation;
+                let finish = if act.rate.is_finite() { now + act.remaining / act.rate } else { now };
+                self.queue.push(finish, Event::Completion { slot, generation });
+            }
+        }
+        self.changed = changed;
+    }
+
+    fn settle_all_at(&mut self, time: SimTime) {
+        // Moving the clock without events: lazily-updated activities need no work here, since
+        // they are settled from `last_update` whenever they are next touched.
+        self.now = time;
+    }
+
+    // ----- activity lifecycle ----------------------------------------------------------------
+
+    fn new_activity(&mut self, kind: ActivityKind, tag: u64, work: f64, factor: f64) -> (ActivityId, Slot) {
+        let serial = self.next_serial;
+        self.next_serial = self.next_serial.wrapping_add(1);
+        let act = Activity {
+            kind,
+            tag,
+            serial,
+            phase: Phase::Running,
+            remaining: work,
+            rate: 0.0,
+            factor,
+            last_update: self.now,
+            var: None,
+            generation: 0,
+            route_latency: 0.0,
+            route: 0,
+        };
+        let slot = match self.free_slots.pop() {
+            Some(slot) => {
+                // Keep generations increasing across reuse so old events stay stale.
+                let generation = self.activities[slot as usize].as_ref().map_or(0, |a| a.generation);
+                self.activities[slot as usize] = Some(Activity { generation: generation.wrapping_add(1), ..act });
+                slot
+            }
+            None => {
+                self.activities.push(Some(act));
+                (self.activities.len() - 1) as Slot
+            }
+        };
+        (ActivityId { slot, serial }, slot)
+    }
+
+    fn new_variable(&mut self, slot: Slot, penalty: f64, bound: f64) -> VariableId {
+        let var = self.lmm.add_variable(penalty, bound);
+        let index = var.0 as usize;
+        if self.var_owner.len() <= index {
+            self.var_owner.resize(index + 1, 0);
+        }
+        self.var_owner[index] = slot;
+        self.activities[slot as usize].as_mut().expect("live activity").var = Some(var);
+        var
+    }
+
+    fn begin_running(&mut self, slot: Slot) {
+        let now = self.now;
+        let act = self.activities[slot as usize].as_mut().expect("live activity");
+        act.phase = Phase::Running;
+        act.last_update = now;
+        if act.remaining <= 0.0 {
+            let generation = act.generation;
+            self.queue.push(now, Event::Completion { slot, generation });
+        }
+    }
+
+    fn start_data_phase(&mut self, slot: Slot) {
+        let act = self.activities[slot as usize].as_ref().expect("live activity");
+        let route = &self.routes[act.route as usize];
+        let (var, latency) = (act.var.expect("comm variable"), act.route_latency);
+        let (penalty, min_bw) = if route.loopback {
+            (self.params.penalty(latency, std::iter::once(self.params.loopback_bandwidth)), self.params.loopback_bandwidth)
+        } else {
+            let bws = route.links.iter().map(|l| self.platform.link(*l).bandwidth * self.links[l.0 as usize].bw_factor);
+            let min_bw = bws.clone().fold(f64::INFINITY, f64::min);
+            (self.params.penalty(latency, bws), min_bw)
+        };
+        let bound = self.params.bound(latency, min_bw);
+        self.lmm.set_penalty(var, penalty);
+        self.lmm.set_bound(var, bound);
+        self.begin_running(slot);
+    }
+
+    fn complete(&mut self, slot: Slot) {
+        let act = self.activities[slot as usize].as_ref().expect("live activity");
+        let note = Notification::Completed {
+            activity: ActivityId { slot, serial: act.serial },
+            kind: act.kind,
+            tag: act.tag,
+        };
+        let kind = act.kind;
+        self.release(slot);
+        self.notes.push_back(note);
+        if let ActivityKind::Io { disk, .. } = kind {
+            if matches!(self.disks[disk.0 as usize], DiskState::Fcfs { .. }) {
+                self.next_fcfs(disk);
+            }
+        }
+    }
+
+    fn fail(&mut self, slot: Slot, cause: FailureCause) {
+        let act = self.activities[slot as usize].as_ref().expect("live activity");
+        let note = Notification::Failed {
+            activity: ActivityId { slot, serial: act.serial },
+            kind: act.kind,
+            tag: act.tag,
+            cause,
+        };
+        self.release(slot);
+        self.notes.push_back(note);
+    }
+
+    /// Frees an activity's slot and variable; pending events become stale.
+    fn release(&mut self, slot: Slot) {
+        let act = self.activities[slot as usize].as_mut().expect("live activity");
+        act.generation = act.generation.wrapping_add(1);
+        if let Some(var) = act.var.take() {
+            self.lmm.remove_variable(var);
+        }
+        // Keep the generation in the slot (see `new_activity`), drop the rest.
+        let generation = act.generation;
+        let kind = act.kind;
+        self.activities[slot as usize] = Some(Activity {
+            kind,
+            tag: 0,
+            serial: u32::MAX,
+            phase: Phase::Queued,
+            remaining: 0.0,
+            rate: 0.0,
+            factor: 0.0,
+            last_update: self.now,
+            var: None,
+            generation,
+            route_latency: 0.0,
+            route: 0,
+        });
+        self.free_slots.push(slot);
+    }
+
+    // ----- routes ------------------------------------------------------------------------------
+
+    fn cached_route(&mut self, src: HostId, dst: HostId) -> Result<u32, RouteError> {
+        if let Some(&index) = self.route_index.get(&(src, dst)) {
+            return Ok(index);
+        }
+        let forward = self.platform.route(src, dst)?;
+        let loopback = src == dst && forward.links.is_empty();
+        // A missing reverse route only disables cross traffic for this pair.
+        let back_links = if loopback { Vec::new() } else { self.platform.route(dst, src).map(|r| r.links).unwrap_or_default() };
+        let index = self.routes.len() as u32;
+        self.routes.push(CachedRoute { links: forward.links, back_links, loopback });
+        self.route_index.insert((src, dst), index);
+        Ok(index)
+    }
+}
+
+#[cfg(test)]
+mod tests;

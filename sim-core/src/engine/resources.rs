@@ -1,0 +1,195 @@
+//! Per-resource state: capacity constraints, profile factors, on/off state, FCFS disk queues.
+
+use std::collections::VecDeque;
+
+use super::activity::{ActivityKind, FailureCause, Phase};
+use super::event::{Event, ProfileTarget, Slot};
+use super::Engine;
+use crate::platform::{Disk, DiskId, DiskModel, Host, HostId, Link, LinkId, SharingPolicy};
+use crate::profile::Profile;
+use crate::sharing::{ConstraintId, MaxMinSystem, Sharing};
+
+pub(crate) struct HostState {
+    pub cpu: ConstraintId,
+    pub speed_factor: f64,
+    pub on: bool,
+}
+
+impl HostState {
+    pub fn new(lmm: &mut MaxMinSystem, host: &Host) -> HostState {
+        let cpu = lmm.add_constraint(host.speed * host.cores as f64, Sharing::Shared);
+        HostState { cpu, speed_factor: 1.0, on: true }
+    }
+}
+
+pub(crate) struct LinkState {
+    pub cons: ConstraintId,
+    pub bw_factor: f64,
+    pub latency: f64,
+    pub on: bool,
+}
+
+impl LinkState {
+    pub fn new(lmm: &mut MaxMinSystem, link: &Link) -> LinkState {
+        let sharing = match link.policy {
+            SharingPolicy::Shared => Sharing::Shared,
+            SharingPolicy::Fatpipe => Sharing::Fatpipe,
+        };
+        let cons = lmm.add_constraint(link.bandwidth, sharing);
+        LinkState { cons, bw_factor: 1.0, latency: link.latency, on: true }
+    }
+}
+
+pub(crate) enum DiskState {
+    Shared { read: ConstraintId, write: ConstraintId },
+    Fcfs { queue: VecDeque<Slot>, busy: bool },
+}
+
+impl DiskState {
+    pub fn new(lmm: &mut MaxMinSystem, disk: &Disk) -> DiskState {
+        match disk.model {
+            DiskModel::Shared { read_bw, write_bw } => DiskState::Shared {
+                read: lmm.add_constraint(read_bw, Sharing::Shared),
+                write: lmm.add_constraint(write_bw, Sharing::Shared),
+            },
+            DiskModel::FcfsQueue { .. } => DiskState::Fcfs { queue: VecDeque::new(), busy: false },
+        }
+    }
+}
+
+impl Engine {
+    /// Schedules the first event of every profile of the platform.
+    pub(super) fn schedule_profiles(&mut self) {
+        let platform = self.platform.clone();
+        for (i, host) in platform.hosts.iter().enumerate() {
+            let id = HostId(i as u32);
+            self.schedule_profile_step(host.speed_profile.as_ref(), ProfileTarget::HostSpeed(id), 0);
+            self.schedule_profile_step(host.state_profile.as_ref(), ProfileTarget::HostState(id), 0);
+        }
+        for (i, link) in platform.links.iter().enumerate() {
+            let id = LinkId(i as u32);
+            self.schedule_profile_step(link.bandwidth_profile.as_ref(), ProfileTarget::LinkBandwidth(id), 0);
+            self.schedule_profile_step(link.latency_profile.as_ref(), ProfileTarget::LinkLatency(id), 0);
+            self.schedule_profile_step(link.state_profile.as_ref(), ProfileTarget::LinkState(id), 0);
+        }
+    }
+
+    fn schedule_profile_step(&mut self, profile: Option<&Profile>, target: ProfileTarget, index: u64) {
+        if let Some((date, _)) = profile.and_then(|p| p.nth_event(index)) {
+            self.queue.push(crate::SimTime::from_secs(date), Event::ProfileStep { target, index });
+        }
+    }
+
+    /// Applies event `index` of the target's profile and schedules the next one.
+    pub(super) fn apply_profile(&mut self, target: ProfileTarget, index: u64) {
+        let platform = self.platform.clone();
+        let Some((_, value)) = platform_profile(&platform, target).and_then(|p| p.nth_event(index)) else { return };
+        match target {
+            ProfileTarget::HostSpeed(h) => {
+                let host = platform.host(h);
+                let state = &mut self.hosts[h.0 as usize];
+                state.speed_factor = value;
+                let cpu = state.cpu;
+                self.lmm.set_capacity(cpu, host.speed * host.cores as f64 * value);
+                let vars: Vec<_> = self.lmm.variables_of(cpu).collect();
+                for var in vars {
+                    self.lmm.set_bound(var, host.speed * value);
+                }
+            }
+            ProfileTarget::HostState(h) => {
+                let on = value != 0.0;
+                self.hosts[h.0 as usize].on = on;
+                if !on {
+                    self.fail_where(|kind| match kind {
+                        ActivityKind::Exec { host } => host == h,
+                        ActivityKind::Comm { src, dst } => src == h || dst == h,
+                        ActivityKind::Io { disk, .. } => platform.disks[disk.0 as usize].host == h,
+                        ActivityKind::Sleep => false,
+                    }, FailureCause::HostOff(h));
+                }
+            }
+            ProfileTarget::LinkBandwidth(l) => {
+                let state = &mut self.links[l.0 as usize];
+                state.bw_factor = value;
+                let cons = state.cons;
+                self.lmm.set_capacity(cons, platform.link(l).bandwidth * value);
+            }
+            ProfileTarget::LinkLatency(l) => self.links[l.0 as usize].latency = value,
+            ProfileTarget::LinkState(l) => {
+                let on = value != 0.0;
+                self.links[l.0 as usize].on = on;
+                if !on {
+                    let cons = self.links[l.0 as usize].cons;
+                    let slots: Vec<Slot> = self.lmm.variables_of(cons).map(|v| self.var_owner[v.0 as usize]).collect();
+                    for slot in slots {
+                        self.fail(slot, FailureCause::LinkOff(l));
+                    }
+                }
+            }
+        }
+        self.schedule_profile_step(platform_profile(&platform, target), target, index + 1);
+    }
+
+    /// Fails every live activity whose kind matches, in slot order (deterministic).
+    fn fail_where(&mut self, matches: impl Fn(ActivityKind) -> bool, cause: FailureCause) {
+        let mut victims = Vec::new();
+        for (slot, act) in self.activities.iter().enumerate() {
+            if let Some(act) = act {
+                if act.serial != u32::MAX && matches(act.kind) {
+                    victims.push(slot as Slot);
+                }
+            }
+        }
+        for slot in victims {
+            if let Some(ActivityKind::Io { disk, .. }) = self.activities[slot as usize].as_ref().map(|a| a.kind) {
+                if let DiskState::Fcfs { queue, busy } = &mut self.disks[disk.0 as usize] {
+                    queue.retain(|&s| s != slot);
+                    *busy = false;
+                }
+            }
+            self.fail(slot, cause);
+        }
+    }
+
+    /// Starts serving `slot` on an idle FCFS disk.
+    pub(super) fn serve_fcfs(&mut self, disk: DiskId, slot: Slot) {
+        let DiskModel::FcfsQueue { seek_rotation_s, transfer_rate } = self.platform.disks[disk.0 as usize].model else {
+            return;
+        };
+        if let DiskState::Fcfs { busy, .. } = &mut self.disks[disk.0 as usize] {
+            *busy = true;
+        }
+        let now = self.now;
+        let act = self.activities[slot as usize].as_mut().expect("live activity");
+        act.phase = Phase::Running;
+        act.last_update = now;
+        let service = seek_rotation_s + act.remaining / transfer_rate;
+        act.rate = if service > 0.0 { act.remaining / service } else { f64::INFINITY };
+        let generation = act.generation;
+        self.queue.push(now + service, Event::Completion { slot, generation });
+    }
+
+    /// The head of an FCFS disk left: serve the next request, if any.
+    pub(super) fn next_fcfs(&mut self, disk: DiskId) {
+        let next = match &mut self.disks[disk.0 as usize] {
+            DiskState::Fcfs { queue, busy } => {
+                *busy = false;
+                queue.pop_front()
+            }
+            DiskState::Shared { .. } => None,
+        };
+        if let Some(slot) = next {
+            self.serve_fcfs(disk, slot);
+        }
+    }
+}
+
+fn platform_profile(platform: &crate::platform::Platform, target: ProfileTarget) -> Option<&Profile> {
+    match target {
+        ProfileTarget::HostSpeed(h) => platform.host(h).speed_profile.as_ref(),
+        ProfileTarget::HostState(h) => platform.host(h).state_profile.as_ref(),
+        ProfileTarget::LinkBandwidth(l) => platform.link(l).bandwidth_profile.as_ref(),
+        ProfileTarget::LinkLatency(l) => platform.link(l).latency_profile.as_ref(),
+        ProfileTarget::LinkState(l) => platform.link(l).state_profile.as_ref(),
+    }
+}

@@ -1,0 +1,285 @@
+//! Closed-form checks of the engine on hand-built platforms. Every expected value is computed in
+//! the test from the model's formula (module docs of `network` and `engine`), never read back from
+//! the engine.
+
+use std::sync::Arc;
+
+use super::*;
+use crate::platform::{Disk, DiskModel, Host, Link, Platform, SharingPolicy};
+use crate::profile::Profile;
+
+fn rel_close(a: f64, b: f64, tol: f64) -> bool {
+    (a - b).abs() <= tol * b.abs().max(1e-300)
+}
+
+/// Runs the engine until no notification is left, returning (tag, time, completed?) in order.
+fn drain(engine: &mut Engine) -> Vec<(u64, f64, bool)> {
+    let mut out = Vec::new();
+    while let Some(note) = engine.next_notification() {
+        match note {
+            Notification::Completed { tag, .. } => out.push((tag, engine.now().secs(), true)),
+            Notification::Failed { tag, .. } => out.push((tag, engine.now().secs(), false)),
+        }
+    }
+    out
+}
+
+/// Two hosts joined by `links` (bandwidth, latency) in series, symmetric route.
+fn chain(links: &[(f64, f64)]) -> (Platform, HostId, HostId) {
+    let mut p = Platform::new();
+    let a = p.add_host(Host::new("a", 1e9)).unwrap();
+    let b = p.add_host(Host::new("b", 1e9)).unwrap();
+    let ids: Vec<_> = links
+        .iter()
+        .enumerate()
+        .map(|(i, &(bw, lat))| p.add_link(Link::new(format!("l{i}"), bw, lat)).unwrap())
+        .collect();
+    let mut back = ids.clone();
+    back.reverse();
+    p.routing.add_route(a, b, ids);
+    p.routing.add_route(b, a, back);
+    (p, a, b)
+}
+
+#[test]
+fn one_flow_alone_matches_the_lv08_formula() {
+    // Links of 10 MB/s (10 ms) and 1 MB/s (5 ms): L = 0.015, both links are on the reverse route
+    // too, so w = 1.05: T = 13.01 L + S / (0.97 min(1e6 / 1.05, 4194304 / (2 L))).
+    let (p, a, b) = chain(&[(1e7, 0.010), (1e6, 0.005)]);
+    let mut e = Engine::new(Arc::new(p)).unwrap();
+    let s = 5e6;
+    e.start_comm(a, b, s, 7).unwrap();
+    let out = drain(&mut e);
+    let l = 0.015;
+    let expected = 13.01 * l + s / (0.97 * f64::min(1e6 / 1.05, 4194304.0 / (2.0 * l)));
+    assert_eq!(out.len(), 1);
+    assert!(rel_close(out[0].1, expected, 1e-12), "{} vs {expected}", out[0].1);
+}
+
+#[test]
+fn tcp_window_bounds_a_long_fat_route() {
+    // 1 GB/s, 100 ms: the window 4194304 / 0.2 = 20.97 MB/s is the bound, not the link.
+    let (p, a, b) = chain(&[(1e9, 0.1)]);
+    let mut e = Engine::new(Arc::new(p)).unwrap();
+    e.start_comm(a, b, 1e8, 0).unwrap();
+    let t = drain(&mut e)[0].1;
+    let expected = 13.01 * 0.1 + 1e8 / (0.97 * 4194304.0 / 0.2);
+    assert!(rel_close(t, expected, 1e-12));
+}
+
+#[test]
+fn raw_model_is_latency_plus_size_over_bandwidth() {
+    let (p, a, b) = chain(&[(1e7, 0.010), (1e6, 0.005)]);
+    let mut e = Engine::with_params(Arc::new(p), NetworkParams::raw());
+    e.start_comm(a, b, 5e6, 0).unwrap();
+    let t = drain(&mut e)[0].1;
+    assert!(rel_close(t, 0.015 + 5e6 / 1e6, 1e-12));
+}
+
+#[test]
+fn equal_flows_on_a_bottleneck_finish_at_the_max_min_time() {
+    // N flows a -> b started together, same route: each gets 1/N of the max-min share; they all
+    // finish at 13.01 L + S N / (0.97 B / 1.05) (window far above B here).
+    for n in [2usize, 5, 10] {
+        let (p, a, b) = chain(&[(1e6, 0.001)]);
+        let mut e = Engine::new(Arc::new(p)).unwrap();
+        for i in 0..n {
+            e.start_comm(a, b, 1e6, i as u64).unwrap();
+        }
+        let out = drain(&mut e);
+        let expected = 13.01 * 0.001 + 1e6 * n as f64 / (0.97 * 1e6 / 1.05);
+        assert_eq!(out.len(), n);
+        for (_, t, ok) in out {
+            assert!(ok && rel_close(t, expected, 1e-9), "n={n}: {t} vs {expected}");
+        }
+    }
+}
+
+#[test]
+fn no_route_is_an_error_naming_both_hosts() {
+    let mut p = Platform::new();
+    let a = p.add_host(Host::new("St_Jean", 1e9)).unwrap();
+    let b = p.add_host(Host::new("Jill", 1e9)).unwrap();
+    let mut e = Engine::new(Arc::new(p)).unwrap();
+    let err = e.start_comm(a, b, 1.0, 0).unwrap_err().to_string();
+    assert!(err.contains("St_Jean") && err.contains("Jill"), "{err}");
+}
+
+#[test]
+fn loopback_uses_the_model_loopback() {
+    // No declared route from a host to itself: FATPIPE 10 GB/s, 0 latency: T = S / (0.97 · 1e10).
+    let mut p = Platform::new();
+    let a = p.add_host(Host::new("a", 1e9)).unwrap();
+    let mut e = Engine::new(Arc::new(p)).unwrap();
+    e.start_comm(a, a, 1e9, 0).unwrap();
+    let t = drain(&mut e)[0].1;
+    assert!(rel_close(t, 1e9 / (0.97 * 1e10), 1e-12));
+}
+
+fn one_host(speed: f64, cores: u32) -> (Platform, HostId) {
+    let mut p = Platform::new();
+    let mut host = Host::new("h", speed);
+    host.cores = cores;
+    let h = p.add_host(host).unwrap();
+    (p, h)
+}
+
+#[test]
+fn exec_alone_takes_flops_over_speed() {
+    let (p, h) = one_host(2e9, 1);
+    let mut e = Engine::new(Arc::new(p)).unwrap();
+    e.start_exec(h, 3e9, 0);
+    assert!(rel_close(drain(&mut e)[0].1, 1.5, 1e-15));
+}
+
+#[test]
+fn two_execs_share_one_core_but_not_two() {
+    let (p, h) = one_host(1e9, 1);
+    let mut e = Engine::new(Arc::new(p)).unwrap();
+    e.start_exec(h, 1e9, 0);
+    e.start_exec(h, 1e9, 1);
+    let out = drain(&mut e);
+    assert!(out.iter().all(|&(_, t, _)| rel_close(t, 2.0, 1e-15)), "{out:?}");
+
+    let (p, h) = one_host(1e9, 2);
+    let mut e = Engine::new(Arc::new(p)).unwrap();
+    e.start_exec(h, 1e9, 0);
+    e.start_exec(h, 1e9, 1);
+    let out = drain(&mut e);
+    assert!(out.iter().all(|&(_, t, _)| rel_close(t, 1.0, 1e-15)), "{out:?}");
+}
+
+#[test]
+fn speed_profile_halving_at_ten_seconds() {
+    // 1 Gflop/s until t = 10, then 0.5 Gflop/s. 15 Gflop: 10 Gflop by t = 10, the remaining
+    // 5 Gflop at 0.5 Gflop/s take 10 s more: finish at 20.
+    let (mut p, h) = one_host(1e9, 1);
+    p.hosts[0].speed_profile = Some(Profile::new(vec![(0.0, 1.0), (10.0, 0.5)], None).unwrap());
+    let mut e = Engine::new(Arc::new(p)).unwrap();
+    e.start_exec(h, 15e9, 0);
+    assert!(rel_close(drain(&mut e)[0].1, 20.0, 1e-15));
+    assert_eq!(e.host_speed(h), 0.5e9);
+}
+
+#[test]
+fn state_profile_turning_the_host_off_fails_the_exec_at_that_date() {
+    let (mut p, h) = one_host(1e9, 1);
+    p.hosts[0].state_profile = Some(Profile::new(vec![(7.5, 0.0)], None).unwrap());
+    let mut e = Engine::new(Arc::new(p)).unwrap();
+    e.start_exec(h, 1e12, 42);
+    let note = e.next_notification().unwrap();
+    assert!(matches!(note, Notification::Failed { tag: 42, cause: FailureCause::HostOff(_), .. }));
+    assert_eq!(e.now().secs(), 7.5);
+    // A new exec on the off host fails at once.
+    e.start_exec(h, 1.0, 43);
+    assert!(matches!(e.next_notification(), Some(Notification::Failed { tag: 43, .. })));
+    assert!(!e.host_is_on(h));
+}
+
+#[test]
+fn fcfs_disk_serves_one_request_at_a_time() {
+    // Seek+rotation 10 ms, 50 MB/s: requests of 1 MB take 0.01 + 0.02 = 0.03 s each, in order.
+    let (mut p, h) = one_host(1e9, 1);
+    let d = p.add_disk(Disk {
+        name: "d".into(),
+        host: h,
+        model: DiskModel::FcfsQueue { seek_rotation_s: 0.01, transfer_rate: 50e6 },
+    });
+    let mut e = Engine::new(Arc::new(p)).unwrap();
+    for i in 0..3 {
+        e.start_io(d, 1e6, IoOp::Read, i);
+    }
+    let out = drain(&mut e);
+    for (i, &(tag, t, _)) in out.iter().enumerate() {
+        assert_eq!(tag, i as u64);
+        assert!(rel_close(t, 0.03 * (i + 1) as f64, 1e-12), "{out:?}");
+    }
+}
+
+#[test]
+fn shared_disk_splits_read_bandwidth() {
+    let (mut p, h) = one_host(1e9, 1);
+    let d = p.add_disk(Disk { name: "d".into(), host: h, model: DiskModel::Shared { read_bw: 100e6, write_bw: 50e6 } });
+    let mut e = Engine::new(Arc::new(p)).unwrap();
+    e.start_io(d, 100e6, IoOp::Read, 0);
+    e.start_io(d, 100e6, IoOp::Read, 1);
+    e.start_io(d, 50e6, IoOp::Write, 2);
+    let out = drain(&mut e);
+    // Reads share 100 MB/s: 2 s each. The write is alone on 50 MB/s: 1 s.
+    assert_eq!(out[0].0, 2);
+    assert!(rel_close(out[0].1, 1.0, 1e-12));
+    assert!(rel_close(out[1].1, 2.0, 1e-12) && rel_close(out[2].1, 2.0, 1e-12));
+}
+
+#[test]
+fn fatpipe_link_does_not_split() {
+    let (mut p, a, b) = chain(&[(1e6, 0.0)]);
+    p.links[0].policy = SharingPolicy::Fatpipe;
+    let mut e = Engine::with_params(Arc::new(p), NetworkParams::raw());
+    e.start_comm(a, b, 1e6, 0).unwrap();
+    e.start_comm(a, b, 1e6, 1).unwrap();
+    let out = drain(&mut e);
+    assert!(out.iter().all(|&(_, t, _)| rel_close(t, 1.0, 1e-12)), "{out:?}");
+}
+
+#[test]
+fn staggered_flows_follow_the_max_min_timeline() {
+    // Raw model, one 1 MB/s link. Flow A (2 MB) starts at 0, flow B (0.5 MB) at 1 s.
+    // 0..1: A alone at 1 MB/s -> 1 MB left. From 1: both at 0.5 MB/s; B done at 2 s.
+    // A has 0.5 MB left at 2, alone again: done at 2.5 s.
+    let (p, a, b) = chain(&[(1e6, 0.0)]);
+    let mut e = Engine::with_params(Arc::new(p), NetworkParams::raw());
+    e.start_comm(a, b, 2e6, 0).unwrap();
+    let t = e.sleep(1.0, 99);
+    let _ = t;
+    let mut done = Vec::new();
+    while let Some(note) = e.next_notification() {
+        if let Notification::Completed { tag: 99, .. } = note {
+            e.start_comm(a, b, 0.5e6, 1).unwrap();
+        } else if let Notification::Completed { tag, .. } = note {
+            done.push((tag, e.now().secs()));
+        }
+    }
+    assert_eq!(done.len(), 2);
+    assert!(done[0].0 == 1 && rel_close(done[0].1, 2.0, 1e-12), "{done:?}");
+    assert!(done[1].0 == 0 && rel_close(done[1].1, 2.5, 1e-12), "{done:?}");
+}
+
+#[test]
+fn same_inputs_give_identical_event_traces() {
+    let run = || {
+        let (p, a, b) = chain(&[(1e6, 0.001), (5e5, 0.002)]);
+        let mut e = Engine::new(Arc::new(p)).unwrap();
+        e.enable_trace();
+        for i in 0..20 {
+            let (s, d) = if i % 3 == 0 { (b, a) } else { (a, b) };
+            e.start_comm(s, d, 1e5 * (1 + i % 4) as f64, i).unwrap();
+            e.start_exec(a, 1e8 * (1 + i % 3) as f64, 100 + i);
+        }
+        drain(&mut e);
+        (e.trace().to_vec(), e.steps())
+    };
+    let (t1, s1) = run();
+    let (t2, s2) = run();
+    assert!(s1 > 40);
+    assert_eq!(t1, t2);
+    assert_eq!(s1, s2);
+}
+
+#[test]
+fn cancelled_activity_frees_its_share() {
+    let (p, h) = one_host(1e9, 1);
+    let mut e = Engine::new(Arc::new(p)).unwrap();
+    let a = e.start_exec(h, 1e9, 0);
+    e.start_exec(h, 1e9, 1);
+    e.sleep(0.5, 2);
+    assert!(matches!(e.next_notification(), Some(Notification::Completed { tag: 2, .. })));
+    // Both ran at 0.5 Gflop/s for 0.5 s: 0.75 Gflop left each. Cancel one; the other finishes
+    // alone at full speed: 0.5 + 0.75 = 1.25 s.
+    assert!(rel_close(e.remaining(a).unwrap(), 0.75e9, 1e-12));
+    e.cancel(a);
+    assert_eq!(e.remaining(a), None);
+    let out = drain(&mut e);
+    assert_eq!(out.len(), 1);
+    assert!(rel_close(out[0].1, 1.25, 1e-12));
+}
