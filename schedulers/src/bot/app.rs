@@ -1,0 +1,273 @@
+//! The master/worker application on the engine (the protocol in the module docs of `bot`).
+//!
+//! Message tags encode `(worker, kind)`: a worker's request, the master's reply, the worker's
+//! exec. The master answers each request when it arrives (notification order, which is arrival
+//! order), starts the reply transfer and forgets it (non-blocking send).
+
+use sim_core::platform::HostId;
+use sim_core::{ActivityKind, Application, Engine, FailureCause, Notification, Simulation};
+
+use super::{Assignment, ChunkPolicy, ChunkReport, MasterView, Request, WorkerHook};
+
+/// The application's parameters.
+#[derive(Clone, Debug)]
+pub struct BotConfig {
+    /// The master's host.
+    pub master: HostId,
+    /// One worker per entry, on these hosts (in deployment order).
+    pub workers: Vec<HostId>,
+    /// `N`.
+    pub tasks: u64,
+    /// `F`, flops per task.
+    pub task_flops: f64,
+    /// `B`, bytes per task (a chunk of k tasks is one message of k·B bytes).
+    pub task_bytes: f64,
+    /// Size of a request and of the stop message, bytes (100).
+    pub control_bytes: f64,
+}
+
+/// One chunk's life.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ChunkRecord {
+    /// Worker index.
+    pub worker: usize,
+    /// Tasks in the chunk.
+    pub size: u64,
+    /// Index of the chunk's first task (chunks hold consecutive tasks).
+    pub first_task: u64,
+    /// When the master sent it.
+    pub sent: f64,
+    /// When the worker started computing it.
+    pub start: f64,
+    /// When the worker finished computing it.
+    pub end: f64,
+}
+
+/// What a run produced.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct BotOutcome {
+    /// Date the last task finished, seconds.
+    pub makespan: f64,
+    /// Every computed chunk, in completion order.
+    pub chunks: Vec<ChunkRecord>,
+    /// Tasks computed (must equal `N`).
+    pub tasks_done: u64,
+    /// Workers lost to host failures.
+    pub workers_lost: usize,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    Request = 0,
+    Reply = 1,
+    Exec = 2,
+}
+
+fn tag(worker: usize, kind: Kind) -> u64 {
+    (worker as u64) * 4 + kind as u64
+}
+
+fn untag(tag: u64) -> (usize, Kind) {
+    let kind = match tag % 4 {
+        0 => Kind::Request,
+        1 => Kind::Reply,
+        _ => Kind::Exec,
+    };
+    ((tag / 4) as usize, kind)
+}
+
+#[derive(Clone, Debug, Default)]
+struct WorkerState {
+    /// The chunk in flight to or on this worker: (size, first task, sent, max_exec_time).
+    chunk: Option<(u64, u64, f64, Option<f64>)>,
+    exec_start: f64,
+    last: Option<ChunkReport>,
+    proposal: Option<u64>,
+    stopped: bool,
+    lost: bool,
+}
+
+/// The master/worker application.
+pub struct MasterWorker {
+    config: BotConfig,
+    policy: Box<dyn ChunkPolicy>,
+    hooks: Vec<Option<Box<dyn WorkerHook>>>,
+    workers: Vec<WorkerState>,
+    speeds: Vec<f64>,
+    next_task: u64,
+    /// Tasks handed back by failed workers, as (first, size) ranges.
+    returned: Vec<(u64, u64)>,
+    answers: u64,
+    outcome: BotOutcome,
+    /// First routing error, if a worker cannot reach the master.
+    error: Option<String>,
+}
+
+impl MasterWorker {
+    /// A master/worker application with this policy.
+    pub fn new(config: BotConfig, policy: Box<dyn ChunkPolicy>) -> MasterWorker {
+        let hooks = config.workers.iter().map(|_| policy.worker_hook()).collect();
+        let workers = vec![WorkerState::default(); config.workers.len()];
+        MasterWorker {
+            config,
+            policy,
+            hooks,
+            workers,
+            speeds: Vec::new(),
+            next_task: 0,
+            returned: Vec::new(),
+            answers: 0,
+            outcome: BotOutcome::default(),
+            error: None,
+        }
+    }
+
+    /// The result (call after the run).
+    pub fn outcome(&self) -> &BotOutcome {
+        &self.outcome
+    }
+
+    /// A routing error that stopped part of the application, if any.
+    pub fn error(&self) -> Option<&str> {
+        self.error.as_deref()
+    }
+
+    fn remaining(&self) -> u64 {
+        self.config.tasks - self.next_task + self.returned.iter().map(|r| r.1).sum::<u64>()
+    }
+
+    fn send(&mut self, engine: &mut Engine, src: HostId, dst: HostId, bytes: f64, tag: u64) {
+        if let Err(err) = engine.start_comm(src, dst, bytes, tag) {
+            self.error.get_or_insert_with(|| err.to_string());
+        }
+    }
+
+    /// Takes `size` consecutive tasks: returned ones first, then fresh ones.
+    fn take_tasks(&mut self, size: u64) -> (u64, u64) {
+        if let Some(range) = self.returned.pop() {
+            let take = size.min(range.1);
+            if take < range.1 {
+                self.returned.push((range.0 + take, range.1 - take));
+            }
+            return (range.0, take);
+        }
+        let first = self.next_task;
+        let take = size.min(self.config.tasks - first);
+        self.next_task += take;
+        (first, take)
+    }
+
+    fn on_request(&mut self, engine: &mut Engine, worker: usize) {
+        let host = self.config.workers[worker];
+        let remaining = self.remaining();
+        let assignment = if remaining == 0 {
+            Assignment::tasks(0)
+        } else {
+            let state = &self.workers[worker];
+            let request = Request { worker, last: state.last, proposal: state.proposal };
+            let view = MasterView {
+                total: self.config.tasks,
+                remaining,
+                workers: self.config.workers.len(),
+                answers: self.answers,
+                task_flops: self.config.task_flops,
+                worker_speeds: &self.speeds,
+                now: engine.now().secs(),
+            };
+            let mut a = self.policy.assign(&view, &request);
+            a.size = a.size.clamp(1, remaining);
+            a
+        };
+        if assignment.size == 0 {
+            self.workers[worker].stopped = true;
+            self.send(engine, self.config.master, host, self.config.control_bytes, tag(worker, Kind::Reply));
+            return;
+        }
+        self.answers += 1;
+        let (first, size) = self.take_tasks(assignment.size);
+        let now = engine.now().secs();
+        self.workers[worker].chunk = Some((size, first, now, assignment.max_exec_time));
+        let bytes = size as f64 * self.config.task_bytes;
+        self.send(engine, self.config.master, host, bytes, tag(worker, Kind::Reply));
+    }
+
+    fn on_reply(&mut self, engine: &mut Engine, worker: usize) {
+        let state = &mut self.workers[worker];
+        match state.chunk {
+            Some((size, ..)) if !state.stopped => {
+                state.exec_start = engine.now().secs();
+                let flops = size as f64 * self.config.task_flops;
+                engine.start_exec(self.config.workers[worker], flops, tag(worker, Kind::Exec));
+            }
+            _ => {} // the stop message: this worker is done
+        }
+    }
+
+    fn on_exec_done(&mut self, engine: &mut Engine, worker: usize) {
+        let now = engine.now().secs();
+        let state = &mut self.workers[worker];
+        let (size, first, sent, max_exec_time) = state.chunk.take().expect("an exec belongs to a chunk");
+        let report = ChunkReport { size, exec_time: now - state.exec_start };
+        self.outcome.chunks.push(ChunkRecord { worker, size, first_task: first, sent, start: state.exec_start, end: now });
+        self.outcome.tasks_done += size;
+        self.outcome.makespan = self.outcome.makespan.max(now);
+        state.last = Some(report);
+        state.proposal = self.hooks[worker].as_mut().and_then(|h| h.after_chunk(&report, max_exec_time));
+        let host = self.config.workers[worker];
+        self.send(engine, host, self.config.master, self.config.control_bytes, tag(worker, Kind::Request));
+    }
+
+    fn on_failure(&mut self, worker: usize) {
+        let state = &mut self.workers[worker];
+        if state.lost {
+            return;
+        }
+        state.lost = true;
+        self.outcome.workers_lost += 1;
+        // The idealised master learns of the loss at once and puts the chunk back.
+        if let Some((size, first, ..)) = state.chunk.take() {
+            self.returned.push((first, size));
+        }
+    }
+}
+
+impl Application for MasterWorker {
+    fn start(&mut self, engine: &mut Engine) {
+        self.speeds = self.config.workers.iter().map(|&h| engine.platform().host(h).speed).collect();
+        for worker in 0..self.config.workers.len() {
+            let host = self.config.workers[worker];
+            self.send(engine, host, self.config.master, self.config.control_bytes, tag(worker, Kind::Request));
+        }
+    }
+
+    fn on_notification(&mut self, engine: &mut Engine, note: Notification) {
+        match note {
+            Notification::Completed { tag: t, .. } => match untag(t) {
+                (w, Kind::Request) => self.on_request(engine, w),
+                (w, Kind::Reply) => self.on_reply(engine, w),
+                (w, Kind::Exec) => self.on_exec_done(engine, w),
+            },
+            Notification::Failed { tag: t, kind, cause, .. } => {
+                let (worker, _) = untag(t);
+                let master_down = matches!(cause, FailureCause::HostOff(h) if h == self.config.master);
+                if master_down {
+                    self.error.get_or_insert_with(|| "the master's host turned off".into());
+                } else if !matches!(kind, ActivityKind::Sleep) {
+                    self.on_failure(worker);
+                }
+            }
+        }
+    }
+}
+
+/// Runs the application to the end on `engine`; returns the outcome and the engine's event
+/// count, or the routing error that made a worker unreachable.
+pub fn run(engine: Engine, config: BotConfig, policy: Box<dyn ChunkPolicy>) -> Result<(BotOutcome, u64), String> {
+    let mut sim = Simulation::new(engine, MasterWorker::new(config, policy));
+    sim.run();
+    if let Some(err) = sim.app.error() {
+        return Err(err.to_string());
+    }
+    let steps = sim.steps();
+    Ok((std::mem::take(&mut sim.app.outcome), steps))
+}

@@ -1,0 +1,117 @@
+//! `gridsim bench`: fixed synthetic scenarios that print events per second, so later work can
+//! measure itself. Wall-clock time is read here, never in the engine.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use anyhow::{Context, Result};
+use clap::Subcommand;
+use rand::Rng;
+use rand_distr::{Distribution, Exp};
+use sim_core::platform::{Host, HostId, Platform};
+use sim_core::{rng, Engine, Notification};
+
+/// What to benchmark.
+#[derive(Subcommand)]
+pub enum BenchCommand {
+    /// Hold model (pop the earliest event, schedule one at now + Exp(1)) with a fixed number of
+    /// pending events, then many concurrent flows on the grid90 platform.
+    ///
+    /// Example: `gridsim bench engine --pending 10000 --events 20000000`
+    Engine {
+        /// Pending events in the hold model.
+        #[arg(long, default_value_t = 10_000)]
+        pending: usize,
+        /// Events to process in the hold model.
+        #[arg(long, default_value_t = 20_000_000)]
+        events: u64,
+        /// SimGrid XML platform for the network scenario.
+        #[arg(long, default_value = "platforms/data/grid90.xml")]
+        platform: std::path::PathBuf,
+        /// Messages to complete in the network scenario.
+        #[arg(long, default_value_t = 200_000)]
+        messages: u64,
+        /// Concurrent flows in the network scenario.
+        #[arg(long, default_value_t = 200)]
+        flows: usize,
+    },
+}
+
+pub fn run(command: BenchCommand) -> Result<()> {
+    match command {
+        BenchCommand::Engine { pending, events, platform, messages, flows } => {
+            hold_model(pending, events);
+            let platform = platforms::load_platform(&platform)
+                .with_context(|| format!("loading {}", platform.display()))?;
+            network_scenario(Arc::new(platform), flows, messages)?;
+            Ok(())
+        }
+    }
+}
+
+/// Hold model through the whole engine API: every pending event is a sleep activity; each
+/// completion starts a new sleep of Exp(1) seconds.
+fn hold_model(pending: usize, events: u64) {
+    let mut platform = Platform::new();
+    platform.add_host(Host::new("h", 1e9));
+    let mut engine = Engine::with_params(Arc::new(platform), sim_core::NetworkParams::lv08());
+    let mut rng = rng::stream(1, "bench-hold");
+    let exp = Exp::new(1.0).expect("rate 1 is valid");
+    for i in 0..pending {
+        engine.sleep(exp.sample(&mut rng), i as u64);
+    }
+    let start = Instant::now();
+    let mut done = 0u64;
+    while done < events {
+        match engine.next_notification() {
+            Some(Notification::Completed { tag, .. }) => {
+                engine.sleep(exp.sample(&mut rng), tag);
+                done += 1;
+            }
+            _ => break,
+        }
+    }
+    let secs = start.elapsed().as_secs_f64();
+    println!(
+        "hold model: {pending} pending, {done} events in {secs:.3} s = {:.2} M events/s (simulated time {:.1} s)",
+        done as f64 / secs / 1e6,
+        engine.now().secs()
+    );
+}
+
+/// Many concurrent flows between random host pairs of a platform: each completion starts a new
+/// message of 1 MB between a fresh random pair. Pairs without a route are skipped.
+fn network_scenario(platform: Arc<Platform>, flows: usize, messages: u64) -> Result<()> {
+    let n = platform.hosts.len() as u32;
+    let mut engine = Engine::new(platform.clone())?;
+    let mut rng = rng::stream(1, "bench-network");
+    let mut start_one = |engine: &mut Engine, rng: &mut rand_chacha::ChaCha8Rng| loop {
+        let (src, dst) = (HostId(rng.gen_range(0..n)), HostId(rng.gen_range(0..n)));
+        if src != dst && engine.start_comm(src, dst, 1e6, 0).is_ok() {
+            return;
+        }
+    };
+    for _ in 0..flows {
+        start_one(&mut engine, &mut rng);
+    }
+    let start = Instant::now();
+    let mut done = 0u64;
+    while done < messages {
+        match engine.next_notification() {
+            Some(_) => {
+                start_one(&mut engine, &mut rng);
+                done += 1;
+            }
+            None => break,
+        }
+    }
+    let secs = start.elapsed().as_secs_f64();
+    println!(
+        "network: {} hosts, {flows} concurrent flows, {done} messages, {} events in {secs:.3} s = {:.3} M events/s, {:.0} messages/s",
+        n,
+        engine.steps(),
+        engine.steps() as f64 / secs / 1e6,
+        done as f64 / secs
+    );
+    Ok(())
+}

@@ -1,0 +1,131 @@
+//! The contract between the experiment runner and the application families.
+//!
+//! A *family* (bag of tasks, cluster job stream, work stealing, skeletons) turns one fully
+//! specified run — its platform, scheduler, parameters and seed — into metrics. The runner expands
+//! an experiment file into [`RunSpec`]s, runs them on all cores and writes what the family
+//! returns; the family knows nothing of files, threads or terminals.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::sync::Arc;
+
+use sim_core::platform::Platform;
+
+/// A parameter value from an experiment file.
+#[derive(Clone, Debug, PartialEq, PartialOrd)]
+pub enum ParamValue {
+    /// An integer.
+    Int(i64),
+    /// A real number.
+    Float(f64),
+    /// A string.
+    Str(String),
+    /// A boolean.
+    Bool(bool),
+}
+
+impl ParamValue {
+    /// The value as a real number (integers convert).
+    pub fn as_f64(&self) -> Option<f64> {
+        match *self {
+            ParamValue::Int(i) => Some(i as f64),
+            ParamValue::Float(x) => Some(x),
+            _ => None,
+        }
+    }
+
+    /// The value as a non-negative integer (integral floats convert).
+    pub fn as_u64(&self) -> Option<u64> {
+        match *self {
+            ParamValue::Int(i) if i >= 0 => Some(i as u64),
+            ParamValue::Float(x) if x >= 0.0 && x.fract() == 0.0 && x < 1.8e19 => Some(x as u64),
+            _ => None,
+        }
+    }
+
+    /// The value as a string slice.
+    pub fn as_str(&self) -> Option<&str> {
+        match self {
+            ParamValue::Str(s) => Some(s),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for ParamValue {
+    /// The CSV form: shortest round-trip text for numbers.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ParamValue::Int(i) => write!(f, "{i}"),
+            ParamValue::Float(x) => write!(f, "{x}"),
+            ParamValue::Str(s) => write!(f, "{s}"),
+            ParamValue::Bool(b) => write!(f, "{b}"),
+        }
+    }
+}
+
+/// One simulation of a sweep, fully specified.
+#[derive(Clone, Debug)]
+pub struct RunSpec {
+    /// Position in the expanded sweep (rows are written in this order).
+    pub index: usize,
+    /// The platform, loaded once per distinct file and shared by all runs.
+    pub platform: Arc<Platform>,
+    /// The platform's name as the experiment gave it (file path or generator label).
+    pub platform_name: String,
+    /// Scheduler (policy) name, as registered by the family.
+    pub scheduler: String,
+    /// Every parameter of this run: sweep axis values, fixed workload parameters and the
+    /// scheduler's parameters, by name.
+    pub params: BTreeMap<String, ParamValue>,
+    /// Replication number, from 0.
+    pub replication: u32,
+    /// The run's seed (derived from the base seed and the run's parameters).
+    pub seed: u64,
+}
+
+/// Rows of a per-run table (per task, per job, per host interval, ...).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Table {
+    /// Column names.
+    pub columns: Vec<String>,
+    /// Rows, each as long as `columns`.
+    pub rows: Vec<Vec<ParamValue>>,
+}
+
+/// What one run produced.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct RunOutput {
+    /// Simulated metrics by name (e.g. `makespan_s`), in a fixed order.
+    pub metrics: BTreeMap<String, f64>,
+    /// Engine events processed.
+    pub events: u64,
+    /// Detail tables by name (e.g. `chunks`); written only when the experiment asks.
+    pub tables: BTreeMap<String, Table>,
+}
+
+/// A documented name: a scheduler or a parameter.
+#[derive(Clone, Copy, Debug)]
+pub struct Named {
+    /// The name used in experiment files.
+    pub name: &'static str,
+    /// One line for `gridsim list` and error messages.
+    pub description: &'static str,
+}
+
+/// An application family. See the module docs.
+pub trait Family: Send + Sync {
+    /// The name used in experiment files (`family = "..."`).
+    fn name(&self) -> &'static str;
+    /// One line for `gridsim list`.
+    fn description(&self) -> &'static str;
+    /// The schedulers this family can run.
+    fn schedulers(&self) -> &'static [Named];
+    /// Every parameter name it accepts (workload and scheduler parameters).
+    fn parameters(&self) -> &'static [Named];
+    /// Checks a run's parameters without running it (unknown names, bad values); the message
+    /// names the parameter.
+    fn validate(&self, spec: &RunSpec) -> Result<(), String>;
+    /// Runs one simulation. Deterministic: the same spec gives the same output.
+    fn run(&self, spec: &RunSpec) -> Result<RunOutput, String>;
+}

@@ -1,0 +1,86 @@
+//! SimGrid agreement: every scenario under `tests/data/scenarios/` runs in SimGrid 3.32
+//! (`scripts/simgrid_oracle.py`, our own program against SimGrid's public Python API) and in
+//! gridsim; every completion date must agree to 1e-6 relative. The expected values are SimGrid's
+//! own output, computed afresh on each run.
+//!
+//! Needs Debian's `python3-simgrid` (run `scripts/test.sh`, which installs it). Without it this
+//! test fails; it never skips.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use gridsim::replay::{self, ReplayOutput};
+
+const TOLERANCE: f64 = 1e-6;
+
+fn scenarios() -> Vec<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/scenarios");
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .expect("tests/data/scenarios exists")
+        .map(|e| e.expect("readable dir entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .collect();
+    files.sort();
+    assert!(files.len() >= 3, "expected scenario files in {}", dir.display());
+    files
+}
+
+fn simgrid(scenario: &Path) -> ReplayOutput {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/simgrid_oracle.py");
+    let out = Command::new("/usr/bin/python3")
+        .arg(&script)
+        .arg(scenario)
+        .output()
+        .expect("/usr/bin/python3 must exist (install python3-simgrid: scripts/test.sh does)");
+    assert!(
+        out.status.success(),
+        "SimGrid oracle failed on {} (is python3-simgrid installed? scripts/test.sh installs it):\n{}",
+        scenario.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("oracle prints the result JSON")
+}
+
+fn compare(scenario: &Path, ours: &ReplayOutput, theirs: &ReplayOutput) -> Vec<String> {
+    let mut problems = Vec::new();
+    if ours.results.len() != theirs.results.len() {
+        problems.push(format!("{} results vs SimGrid's {}", ours.results.len(), theirs.results.len()));
+        return problems;
+    }
+    for (a, b) in ours.results.iter().zip(&theirs.results) {
+        let name = format!("{} #{} ({})", scenario.file_name().unwrap().to_string_lossy(), a.index, a.kind);
+        if a.failed != b.failed {
+            problems.push(format!("{name}: failed={} but SimGrid failed={}", a.failed, b.failed));
+            continue;
+        }
+        match (a.finish, b.finish) {
+            (Some(x), Some(y)) => {
+                let rel = (x - y).abs() / y.abs().max(1e-9);
+                if rel > TOLERANCE {
+                    problems.push(format!("{name}: gridsim {x} vs SimGrid {y} (relative {rel:.2e})"));
+                }
+            }
+            (x, y) => {
+                if x.is_some() != y.is_some() {
+                    problems.push(format!("{name}: gridsim {x:?} vs SimGrid {y:?}"))
+                }
+            }
+        }
+    }
+    problems
+}
+
+#[test]
+fn every_scenario_matches_simgrid() {
+    let mut problems = Vec::new();
+    let mut checked = 0;
+    for scenario in scenarios() {
+        let theirs = simgrid(&scenario);
+        let (spec, platform) = replay::load(&scenario).expect("scenario loads in gridsim");
+        let ours = replay::run(&spec, platform).expect("scenario runs in gridsim");
+        checked += ours.results.len();
+        problems.extend(compare(&scenario, &ours, &theirs));
+    }
+    assert!(problems.is_empty(), "{} of {checked} completion dates disagree:\n{}", problems.len(), problems.join("\n"));
+    println!("{checked} completion dates agree with SimGrid to {TOLERANCE:e}");
+}
