@@ -84,6 +84,9 @@ pub enum Notification {
     },
 }
 
+/// Serial of a released slot (no live activity has it).
+pub(crate) const RELEASED: u32 = u32::MAX;
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Phase {
     /// A comm waiting for its latency.

@@ -28,7 +28,7 @@ use std::sync::Arc;
 pub use activity::{ActivityId, ActivityKind, FailureCause, IoOp, Notification};
 pub use event::{Event, ProfileTarget};
 
-use activity::{Activity, Phase};
+use activity::{Activity, Phase, RELEASED};
 use event::Slot;
 use resources::{DiskState, HostState, LinkState};
 
@@ -64,7 +64,7 @@ pub struct Engine {
     now: SimTime,
     queue: EventQueue<Event>,
     lmm: MaxMinSystem,
-    activities: Vec<Option<Activity>>,
+    activities: Vec<Activity>,
     free_slots: Vec<Slot>,
     next_serial: u32,
     /// Activity slot owning each max-min variable.
@@ -223,14 +223,15 @@ impl Engine {
                 }
             }
         }
-        let act = self.activities[slot as usize].as_mut().expect("new activity");
+        let act = &mut self.activities[slot as usize];
         act.route = route;
         act.route_latency = latency;
         act.phase = Phase::Latency;
         let delay = self.params.latency_factor * latency;
         if delay > 0.0 {
             let generation = act.generation;
-            self.queue.push(self.now + delay, Event::LatencyElapsed { slot, generation });
+            self.queue
+                .push(self.now + delay, Event::LatencyElapsed { slot, generation });
         } else {
             self.start_data_phase(slot);
         }
@@ -254,7 +255,7 @@ impl Engine {
                 self.begin_running(slot);
             }
             DiskState::Fcfs { ref mut queue, busy } => {
-                self.activities[slot as usize].as_mut().expect("new activity").phase = Phase::Queued;
+                self.activities[slot as usize].phase = Phase::Queued;
                 if busy {
                     queue.push_back(slot);
                 } else {
@@ -268,17 +269,22 @@ impl Engine {
     /// Completes after `duration` seconds.
     pub fn sleep(&mut self, duration: f64, tag: u64) -> ActivityId {
         let (id, slot) = self.new_activity(ActivityKind::Sleep, tag, 0.0, 1.0);
-        let act = self.activities[slot as usize].as_mut().expect("new activity");
+        let act = &mut self.activities[slot as usize];
         act.phase = Phase::Running;
         let generation = act.generation;
-        self.queue.push(self.now + duration.max(0.0), Event::Completion { slot, generation });
+        self.queue
+            .push(self.now + duration.max(0.0), Event::Completion { slot, generation });
         id
     }
 
     /// Stops an activity without notification. Cancelling a finished activity does nothing.
     pub fn cancel(&mut self, id: ActivityId) {
         if self.live(id) {
-            if let Some(Activity { kind: ActivityKind::Io { disk, .. }, phase, .. }) = &self.activities[id.slot as usize]
+            if let Activity {
+                kind: ActivityKind::Io { disk, .. },
+                phase,
+                ..
+            } = &self.activities[id.slot as usize]
             {
                 let (disk, phase) = (*disk, *phase);
                 if let DiskState::Fcfs { queue, .. } = &mut self.disks[disk.0 as usize] {
@@ -300,13 +306,17 @@ impl Engine {
         if !self.live(id) {
             return None;
         }
-        let act = self.activities[id.slot as usize].as_ref()?;
-        let done = if act.phase == Phase::Running { act.rate * (self.now - act.last_update) } else { 0.0 };
+        let act = &self.activities[id.slot as usize];
+        let done = if act.phase == Phase::Running {
+            act.rate * (self.now - act.last_update)
+        } else {
+            0.0
+        };
         Some((act.remaining - done).max(0.0))
     }
 
     fn live(&self, id: ActivityId) -> bool {
-        matches!(self.activities.get(id.slot as usize), Some(Some(a)) if a.serial == id.serial)
+        matches!(self.activities.get(id.slot as usize), Some(a) if a.serial == id.serial)
     }
 
     // ----- advancing time ------------------------------------------------------------------
@@ -361,7 +371,7 @@ impl Engine {
     fn is_stale(&self, event: &Event) -> bool {
         match *event {
             Event::Completion { slot, generation } | Event::LatencyElapsed { slot, generation } => {
-                !matches!(&self.activities[slot as usize], Some(a) if a.generation == generation)
+                self.activities[slot as usize].generation != generation
             }
             Event::ProfileStep { .. } => false,
         }
@@ -384,7 +394,7 @@ impl Engine {
             let slot = self.var_owner[var.0 as usize];
             let value = self.lmm.value(var);
             let now = self.now;
-            let Some(act) = self.activities[slot as usize].as_mut() else { continue };
+            let act = &mut self.activities[slot as usize];
             if act.phase != Phase::Running {
                 continue;
             }
@@ -393,7 +403,11 @@ impl Engine {
             act.generation = act.generation.wrapping_add(1);
             if act.rate > 0.0 {
                 let generation = act.generation;
-                let finish = if act.rate.is_finite() { now + act.remaining / act.rate } else { now };
+                let finish = if act.rate.is_finite() {
+                    now + act.remaining / act.rate
+                } else {
+                    now
+                };
                 self.queue.push(finish, Event::Completion { slot, generation });
             }
         }
@@ -411,6 +425,9 @@ impl Engine {
     fn new_activity(&mut self, kind: ActivityKind, tag: u64, work: f64, factor: f64) -> (ActivityId, Slot) {
         let serial = self.next_serial;
         self.next_serial = self.next_serial.wrapping_add(1);
+        if self.next_serial == RELEASED {
+            self.next_serial = 0;
+        }
         let act = Activity {
             kind,
             tag,
@@ -428,12 +445,15 @@ impl Engine {
         let slot = match self.free_slots.pop() {
             Some(slot) => {
                 // Keep generations increasing across reuse so old events stay stale.
-                let generation = self.activities[slot as usize].as_ref().map_or(0, |a| a.generation);
-                self.activities[slot as usize] = Some(Activity { generation: generation.wrapping_add(1), ..act });
+                let generation = self.activities[slot as usize].generation;
+                self.activities[slot as usize] = Activity {
+                    generation: generation.wrapping_add(1),
+                    ..act
+                };
                 slot
             }
             None => {
-                self.activities.push(Some(act));
+                self.activities.push(act);
                 (self.activities.len() - 1) as Slot
             }
         };
@@ -447,13 +467,13 @@ impl Engine {
             self.var_owner.resize(index + 1, 0);
         }
         self.var_owner[index] = slot;
-        self.activities[slot as usize].as_mut().expect("live activity").var = Some(var);
+        self.activities[slot as usize].var = Some(var);
         var
     }
 
     fn begin_running(&mut self, slot: Slot) {
         let now = self.now;
-        let act = self.activities[slot as usize].as_mut().expect("live activity");
+        let act = &mut self.activities[slot as usize];
         act.phase = Phase::Running;
         act.last_update = now;
         if act.remaining <= 0.0 {
@@ -463,13 +483,20 @@ impl Engine {
     }
 
     fn start_data_phase(&mut self, slot: Slot) {
-        let act = self.activities[slot as usize].as_ref().expect("live activity");
+        let act = &self.activities[slot as usize];
         let route = &self.routes[act.route as usize];
         let (var, latency) = (act.var.expect("comm variable"), act.route_latency);
         let (penalty, min_bw) = if route.loopback {
-            (self.params.penalty(latency, std::iter::once(self.params.loopback_bandwidth)), self.params.loopback_bandwidth)
+            (
+                self.params
+                    .penalty(latency, std::iter::once(self.params.loopback_bandwidth)),
+                self.params.loopback_bandwidth,
+            )
         } else {
-            let bws = route.links.iter().map(|l| self.platform.link(*l).bandwidth * self.links[l.0 as usize].bw_factor);
+            let bws = route
+                .links
+                .iter()
+                .map(|l| self.platform.link(*l).bandwidth * self.links[l.0 as usize].bw_factor);
             let min_bw = bws.clone().fold(f64::INFINITY, f64::min);
             (self.params.penalty(latency, bws), min_bw)
         };
@@ -480,9 +507,12 @@ impl Engine {
     }
 
     fn complete(&mut self, slot: Slot) {
-        let act = self.activities[slot as usize].as_ref().expect("live activity");
+        let act = &self.activities[slot as usize];
         let note = Notification::Completed {
-            activity: ActivityId { slot, serial: act.serial },
+            activity: ActivityId {
+                slot,
+                serial: act.serial,
+            },
             kind: act.kind,
             tag: act.tag,
         };
@@ -497,9 +527,12 @@ impl Engine {
     }
 
     fn fail(&mut self, slot: Slot, cause: FailureCause) {
-        let act = self.activities[slot as usize].as_ref().expect("live activity");
+        let act = &self.activities[slot as usize];
         let note = Notification::Failed {
-            activity: ActivityId { slot, serial: act.serial },
+            activity: ActivityId {
+                slot,
+                serial: act.serial,
+            },
             kind: act.kind,
             tag: act.tag,
             cause,
@@ -510,7 +543,7 @@ impl Engine {
 
     /// Frees an activity's slot and variable; pending events become stale.
     fn release(&mut self, slot: Slot) {
-        let act = self.activities[slot as usize].as_mut().expect("live activity");
+        let act = &mut self.activities[slot as usize];
         act.generation = act.generation.wrapping_add(1);
         if let Some(var) = act.var.take() {
             self.lmm.remove_variable(var);
@@ -518,10 +551,10 @@ impl Engine {
         // Keep the generation in the slot (see `new_activity`), drop the rest.
         let generation = act.generation;
         let kind = act.kind;
-        self.activities[slot as usize] = Some(Activity {
+        self.activities[slot as usize] = Activity {
             kind,
             tag: 0,
-            serial: u32::MAX,
+            serial: RELEASED,
             phase: Phase::Queued,
             remaining: 0.0,
             rate: 0.0,
@@ -531,7 +564,7 @@ impl Engine {
             generation,
             route_latency: 0.0,
             route: 0,
-        });
+        };
         self.free_slots.push(slot);
     }
 
@@ -544,9 +577,17 @@ impl Engine {
         let forward = self.platform.route(src, dst)?;
         let loopback = src == dst && forward.links.is_empty();
         // A missing reverse route only disables cross traffic for this pair.
-        let back_links = if loopback { Vec::new() } else { self.platform.route(dst, src).map(|r| r.links).unwrap_or_default() };
+        let back_links = if loopback {
+            Vec::new()
+        } else {
+            self.platform.route(dst, src).map(|r| r.links).unwrap_or_default()
+        };
         let index = self.routes.len() as u32;
-        self.routes.push(CachedRoute { links: forward.links, back_links, loopback });
+        self.routes.push(CachedRoute {
+            links: forward.links,
+            back_links,
+            loopback,
+        });
         self.route_index.insert((src, dst), index);
         Ok(index)
     }

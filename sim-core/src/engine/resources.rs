@@ -2,7 +2,7 @@
 
 use std::collections::VecDeque;
 
-use super::activity::{ActivityKind, FailureCause, Phase};
+use super::activity::{ActivityKind, FailureCause, Phase, RELEASED};
 use super::event::{Event, ProfileTarget, Slot};
 use super::Engine;
 use crate::platform::{Disk, DiskId, DiskModel, Host, HostId, Link, LinkId, SharingPolicy};
@@ -18,7 +18,11 @@ pub(crate) struct HostState {
 impl HostState {
     pub fn new(lmm: &mut MaxMinSystem, host: &Host) -> HostState {
         let cpu = lmm.add_constraint(host.speed * host.cores as f64, Sharing::Shared);
-        HostState { cpu, speed_factor: 1.0, on: true }
+        HostState {
+            cpu,
+            speed_factor: 1.0,
+            on: true,
+        }
     }
 }
 
@@ -36,7 +40,12 @@ impl LinkState {
             SharingPolicy::Fatpipe => Sharing::Fatpipe,
         };
         let cons = lmm.add_constraint(link.bandwidth, sharing);
-        LinkState { cons, bw_factor: 1.0, latency: link.latency, on: true }
+        LinkState {
+            cons,
+            bw_factor: 1.0,
+            latency: link.latency,
+            on: true,
+        }
     }
 }
 
@@ -52,7 +61,10 @@ impl DiskState {
                 read: lmm.add_constraint(read_bw, Sharing::Shared),
                 write: lmm.add_constraint(write_bw, Sharing::Shared),
             },
-            DiskModel::FcfsQueue { .. } => DiskState::Fcfs { queue: VecDeque::new(), busy: false },
+            DiskModel::FcfsQueue { .. } => DiskState::Fcfs {
+                queue: VecDeque::new(),
+                busy: false,
+            },
         }
     }
 }
@@ -76,14 +88,17 @@ impl Engine {
 
     fn schedule_profile_step(&mut self, profile: Option<&Profile>, target: ProfileTarget, index: u64) {
         if let Some((date, _)) = profile.and_then(|p| p.nth_event(index)) {
-            self.queue.push(crate::SimTime::from_secs(date), Event::ProfileStep { target, index });
+            self.queue
+                .push(crate::SimTime::from_secs(date), Event::ProfileStep { target, index });
         }
     }
 
     /// Applies event `index` of the target's profile and schedules the next one.
     pub(super) fn apply_profile(&mut self, target: ProfileTarget, index: u64) {
         let platform = self.platform.clone();
-        let Some((_, value)) = platform_profile(&platform, target).and_then(|p| p.nth_event(index)) else { return };
+        let Some((_, value)) = platform_profile(&platform, target).and_then(|p| p.nth_event(index)) else {
+            return;
+        };
         match target {
             ProfileTarget::HostSpeed(h) => {
                 let host = platform.host(h);
@@ -100,12 +115,15 @@ impl Engine {
                 let on = value != 0.0;
                 self.hosts[h.0 as usize].on = on;
                 if !on {
-                    self.fail_where(|kind| match kind {
-                        ActivityKind::Exec { host } => host == h,
-                        ActivityKind::Comm { src, dst } => src == h || dst == h,
-                        ActivityKind::Io { disk, .. } => platform.disks[disk.0 as usize].host == h,
-                        ActivityKind::Sleep => false,
-                    }, FailureCause::HostOff(h));
+                    self.fail_where(
+                        |kind| match kind {
+                            ActivityKind::Exec { host } => host == h,
+                            ActivityKind::Comm { src, dst } => src == h || dst == h,
+                            ActivityKind::Io { disk, .. } => platform.disks[disk.0 as usize].host == h,
+                            ActivityKind::Sleep => false,
+                        },
+                        FailureCause::HostOff(h),
+                    );
                 }
             }
             ProfileTarget::LinkBandwidth(l) => {
@@ -120,7 +138,11 @@ impl Engine {
                 self.links[l.0 as usize].on = on;
                 if !on {
                     let cons = self.links[l.0 as usize].cons;
-                    let slots: Vec<Slot> = self.lmm.variables_of(cons).map(|v| self.var_owner[v.0 as usize]).collect();
+                    let slots: Vec<Slot> = self
+                        .lmm
+                        .variables_of(cons)
+                        .map(|v| self.var_owner[v.0 as usize])
+                        .collect();
                     for slot in slots {
                         self.fail(slot, FailureCause::LinkOff(l));
                     }
@@ -134,14 +156,12 @@ impl Engine {
     fn fail_where(&mut self, matches: impl Fn(ActivityKind) -> bool, cause: FailureCause) {
         let mut victims = Vec::new();
         for (slot, act) in self.activities.iter().enumerate() {
-            if let Some(act) = act {
-                if act.serial != u32::MAX && matches(act.kind) {
-                    victims.push(slot as Slot);
-                }
+            if act.serial != RELEASED && matches(act.kind) {
+                victims.push(slot as Slot);
             }
         }
         for slot in victims {
-            if let Some(ActivityKind::Io { disk, .. }) = self.activities[slot as usize].as_ref().map(|a| a.kind) {
+            if let ActivityKind::Io { disk, .. } = self.activities[slot as usize].kind {
                 if let DiskState::Fcfs { queue, busy } = &mut self.disks[disk.0 as usize] {
                     queue.retain(|&s| s != slot);
                     *busy = false;
@@ -153,18 +173,26 @@ impl Engine {
 
     /// Starts serving `slot` on an idle FCFS disk.
     pub(super) fn serve_fcfs(&mut self, disk: DiskId, slot: Slot) {
-        let DiskModel::FcfsQueue { seek_rotation_s, transfer_rate } = self.platform.disks[disk.0 as usize].model else {
+        let DiskModel::FcfsQueue {
+            seek_rotation_s,
+            transfer_rate,
+        } = self.platform.disks[disk.0 as usize].model
+        else {
             return;
         };
         if let DiskState::Fcfs { busy, .. } = &mut self.disks[disk.0 as usize] {
             *busy = true;
         }
         let now = self.now;
-        let act = self.activities[slot as usize].as_mut().expect("live activity");
+        let act = &mut self.activities[slot as usize];
         act.phase = Phase::Running;
         act.last_update = now;
         let service = seek_rotation_s + act.remaining / transfer_rate;
-        act.rate = if service > 0.0 { act.remaining / service } else { f64::INFINITY };
+        act.rate = if service > 0.0 {
+            act.remaining / service
+        } else {
+            f64::INFINITY
+        };
         let generation = act.generation;
         self.queue.push(now + service, Event::Completion { slot, generation });
     }

@@ -168,11 +168,21 @@ fn state_profile_turning_the_host_off_fails_the_exec_at_that_date() {
     let mut e = Engine::new(Arc::new(p)).unwrap();
     e.start_exec(h, 1e12, 42);
     let note = e.next_notification().unwrap();
-    assert!(matches!(note, Notification::Failed { tag: 42, cause: FailureCause::HostOff(_), .. }));
+    assert!(matches!(
+        note,
+        Notification::Failed {
+            tag: 42,
+            cause: FailureCause::HostOff(_),
+            ..
+        }
+    ));
     assert_eq!(e.now().secs(), 7.5);
     // A new exec on the off host fails at once.
     e.start_exec(h, 1.0, 43);
-    assert!(matches!(e.next_notification(), Some(Notification::Failed { tag: 43, .. })));
+    assert!(matches!(
+        e.next_notification(),
+        Some(Notification::Failed { tag: 43, .. })
+    ));
     assert!(!e.host_is_on(h));
 }
 
@@ -183,7 +193,10 @@ fn fcfs_disk_serves_one_request_at_a_time() {
     let d = p.add_disk(Disk {
         name: "d".into(),
         host: h,
-        model: DiskModel::FcfsQueue { seek_rotation_s: 0.01, transfer_rate: 50e6 },
+        model: DiskModel::FcfsQueue {
+            seek_rotation_s: 0.01,
+            transfer_rate: 50e6,
+        },
     });
     let mut e = Engine::new(Arc::new(p)).unwrap();
     for i in 0..3 {
@@ -199,7 +212,14 @@ fn fcfs_disk_serves_one_request_at_a_time() {
 #[test]
 fn shared_disk_splits_read_bandwidth() {
     let (mut p, h) = one_host(1e9, 1);
-    let d = p.add_disk(Disk { name: "d".into(), host: h, model: DiskModel::Shared { read_bw: 100e6, write_bw: 50e6 } });
+    let d = p.add_disk(Disk {
+        name: "d".into(),
+        host: h,
+        model: DiskModel::Shared {
+            read_bw: 100e6,
+            write_bw: 50e6,
+        },
+    });
     let mut e = Engine::new(Arc::new(p)).unwrap();
     e.start_io(d, 100e6, IoOp::Read, 0);
     e.start_io(d, 100e6, IoOp::Read, 1);
@@ -273,7 +293,10 @@ fn cancelled_activity_frees_its_share() {
     let a = e.start_exec(h, 1e9, 0);
     e.start_exec(h, 1e9, 1);
     e.sleep(0.5, 2);
-    assert!(matches!(e.next_notification(), Some(Notification::Completed { tag: 2, .. })));
+    assert!(matches!(
+        e.next_notification(),
+        Some(Notification::Completed { tag: 2, .. })
+    ));
     // Both ran at 0.5 Gflop/s for 0.5 s: 0.75 Gflop left each. Cancel one; the other finishes
     // alone at full speed: 0.5 + 0.75 = 1.25 s.
     assert!(rel_close(e.remaining(a).unwrap(), 0.75e9, 1e-12));
