@@ -1,1 +1,6 @@
-//! Application families and scheduling policies.
+//! Application families and their scheduling policies. No I/O: policies see read-only views and
+//! return decisions as data; the application models drive `sim_core`'s engine.
+#![warn(missing_docs)]
+
+pub mod bot;
+pub mod skeleton;
