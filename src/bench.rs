@@ -85,7 +85,7 @@ fn network_scenario(platform: Arc<Platform>, flows: usize, messages: u64) -> Res
     let n = platform.hosts.len() as u32;
     let mut engine = Engine::new(platform.clone())?;
     let mut rng = rng::stream(1, "bench-network");
-    let mut start_one = |engine: &mut Engine, rng: &mut rand_chacha::ChaCha8Rng| loop {
+    let start_one = |engine: &mut Engine, rng: &mut rand_chacha::ChaCha8Rng| loop {
         let (src, dst) = (HostId(rng.gen_range(0..n)), HostId(rng.gen_range(0..n)));
         if src != dst && engine.start_comm(src, dst, 1e6, 0).is_ok() {
             return;

@@ -1,1 +1,325 @@
-fn main() {}
+//! The `gridsim` command: the only part of gridsim that touches files, threads, clocks and
+//! terminals.
+
+mod bench;
+
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::Result;
+use clap::{Parser, Subcommand};
+use gridsim::runner::{self, RunOptions, Shard};
+use gridsim::{experiment, families};
+
+/// Discrete-event grid scheduling simulator.
+///
+/// Example: `gridsim run experiments/lds.toml --quick`
+#[derive(Parser)]
+#[command(
+    name = "gridsim",
+    version,
+    about,
+    long_about = None,
+    after_help = "Example: `gridsim run experiments/lds.toml --quick` (see `gridsim list` for the bundled experiments)"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run an experiment: every simulation of its sweep on all cores, then its CSV files and figures.
+    ///
+    /// Results go to results/<name>/ (runs.csv, one CSV per requested table, timing.csv) and
+    /// figures to plots/<name>/. Completed runs are stored as they finish: running again after
+    /// an interruption skips them (use --fresh to start over).
+    ///
+    /// Example: `gridsim run experiments/lds.toml --quick --jobs 2`
+    Run {
+        /// Experiment file (TOML).
+        file: PathBuf,
+        /// Use the experiment's [quick] subset; results go to results/<name>-quick/.
+        #[arg(long)]
+        quick: bool,
+        /// Worker threads [default: all cores].
+        #[arg(long, short, value_parser = clap::value_parser!(u32).range(1..))]
+        jobs: Option<u32>,
+        /// Put results/ and plots/ under DIR.
+        #[arg(long, value_name = "DIR", default_value = ".")]
+        out: PathBuf,
+        /// Discard this experiment's previous results instead of resuming.
+        #[arg(long)]
+        fresh: bool,
+        /// Run only slice K of N (the runs whose index is K-1 modulo N), e.g. one task of a
+        /// cluster job array; combine the slices with `gridsim merge`.
+        #[arg(long, value_name = "K/N")]
+        shard: Option<Shard>,
+        /// Do not draw the figures.
+        #[arg(long)]
+        no_plots: bool,
+    },
+    /// Redraw an experiment's figures from its results directory.
+    ///
+    /// Example: `gridsim plot results/lds` (writes plots/lds/*.svg and *.png)
+    Plot {
+        /// Results directory (results/<name>).
+        results: PathBuf,
+        /// Where to write the figures [default: plots/<name> beside the results/ directory].
+        #[arg(long, value_name = "DIR")]
+        out: Option<PathBuf>,
+    },
+    /// Show the bundled experiments, platforms and traces, and the families with their
+    /// schedulers and parameters.
+    ///
+    /// Example: `gridsim list`
+    List {
+        /// The gridsim checkout to look in.
+        #[arg(long, value_name = "DIR", default_value = ".")]
+        root: PathBuf,
+    },
+    /// Check an experiment file without running it: syntax, names, referenced files, and every
+    /// run's parameters.
+    ///
+    /// Example: `gridsim validate experiments/lds.toml`
+    Validate {
+        /// Experiment file (TOML).
+        file: PathBuf,
+    },
+    /// Combine the results directories of the shards of one sweep into one, identical to an
+    /// unsharded run's, and draw its figures.
+    ///
+    /// Example: `gridsim merge shards/*/results/lds` (writes results/lds and plots/lds)
+    Merge {
+        /// Results directories of the shards.
+        #[arg(required = true, num_args = 1..)]
+        dirs: Vec<PathBuf>,
+        /// Put the merged results/ and plots/ under DIR.
+        #[arg(long, value_name = "DIR", default_value = ".")]
+        out: PathBuf,
+        /// Do not draw the figures.
+        #[arg(long)]
+        no_plots: bool,
+    },
+    /// Measure the engine's speed.
+    ///
+    /// Example: `gridsim bench engine --pending 10000 --events 20000000`
+    Bench {
+        #[command(subcommand)]
+        what: bench::BenchCommand,
+    },
+    /// Run a scenario of timed transfers and execs; print each completion date as JSON.
+    ///
+    /// The same scenario runs in SimGrid with `/usr/bin/python3 scripts/simgrid_oracle.py FILE`.
+    /// Example: `gridsim replay tests/data/scenarios/multihop_p2p.json`
+    Replay {
+        /// Scenario file (JSON).
+        scenario: PathBuf,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Run {
+            file,
+            quick,
+            jobs,
+            out,
+            fresh,
+            shard,
+            no_plots,
+        } => {
+            let mut opts = RunOptions::new(out);
+            if let Some(j) = jobs {
+                opts.jobs = j as usize;
+            }
+            opts.fresh = fresh;
+            opts.shard = shard;
+            opts.plots = !no_plots;
+            opts.progress = std::io::stderr().is_terminal();
+            run(&file, quick, &opts)
+        }
+        Command::Plot { results, out } => plot(&results, out),
+        Command::List { root } => list(&root),
+        Command::Validate { file } => validate(&file),
+        Command::Merge { dirs, out, no_plots } => merge(&dirs, &out, !no_plots),
+        Command::Bench { what } => bench::run(what),
+        Command::Replay { scenario } => replay(&scenario),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("gridsim: error: {err:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(file: &Path, quick: bool, opts: &RunOptions) -> Result<()> {
+    let experiment = experiment::load(file, quick, &families::all())?;
+    let report = runner::run(&experiment, opts)?;
+    let name = experiment.dir_name();
+    let slice = match opts.shard {
+        Some(s) => format!(" (shard {}/{}: {} runs)", s.k, s.n, report.selected),
+        None => String::new(),
+    };
+    println!(
+        "{name}: {} runs{slice}, {} already done, {} run now in {:.1} s",
+        report.total,
+        report.cached,
+        report.executed,
+        report.elapsed.as_secs_f64()
+    );
+    if report.complete {
+        println!("results: {}", report.results_dir.display());
+        if report.written.iter().any(|p| p.starts_with(&report.plots_dir)) {
+            println!("figures: {}", report.plots_dir.display());
+        }
+    } else {
+        println!(
+            "{} of {} runs of the sweep are still missing; when every shard has finished, combine them with \
+             `gridsim merge` (runs are stored in {})",
+            report.missing,
+            report.total,
+            report.results_dir.display()
+        );
+    }
+    Ok(())
+}
+
+fn plot(results: &Path, out: Option<PathBuf>) -> Result<()> {
+    let name = results
+        .file_name()
+        .ok_or_else(|| anyhow::anyhow!("{}: not a results directory", results.display()))?;
+    let plots_dir = out.unwrap_or_else(|| {
+        let parent = results
+            .parent()
+            .filter(|p| p.file_name().is_some_and(|n| n == "results"));
+        match parent {
+            Some(p) => p.parent().unwrap_or(Path::new("")).join("plots").join(name),
+            None => Path::new("plots").join(name),
+        }
+    });
+    let written = gridsim::plot::draw_all(results, &plots_dir)?;
+    if written.is_empty() {
+        println!("{}: the experiment declares no figure", results.display());
+    }
+    for path in written {
+        println!("{}", path.display());
+    }
+    Ok(())
+}
+
+fn validate(file: &Path) -> Result<()> {
+    let all = families::all();
+    let text = std::fs::read_to_string(file).map_err(|e| anyhow::anyhow!("{}: cannot read: {e}", file.display()))?;
+    let spec = experiment::parse(file, &text)?;
+    let normal = experiment::load_str(file, &text, false, &all)?;
+    let mut line = format!("{}: ok, {} runs", file.display(), normal.runs.len());
+    if spec.quick.is_some() {
+        let quick = experiment::load_str(file, &text, true, &all)?;
+        line.push_str(&format!(" ({} with --quick)", quick.runs.len()));
+    }
+    println!("{line}");
+    Ok(())
+}
+
+fn merge(dirs: &[PathBuf], out: &Path, plots: bool) -> Result<()> {
+    let report = runner::merge(dirs, out, plots)?;
+    println!(
+        "merged {} runs ({} records copied) into {}",
+        report.total,
+        report.copied,
+        report.results_dir.display()
+    );
+    if report.written.iter().any(|p| p.starts_with(&report.plots_dir)) {
+        println!("figures: {}", report.plots_dir.display());
+    }
+    Ok(())
+}
+
+fn list(root: &Path) -> Result<()> {
+    let files_in = |dir: &Path| -> Vec<PathBuf> {
+        let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+            .map(|entries| {
+                entries
+                    .filter_map(|e| e.ok().map(|e| e.path()))
+                    .filter(|p| p.is_file())
+                    .collect()
+            })
+            .unwrap_or_default();
+        files.sort();
+        files
+    };
+    println!("Experiments ({}):", root.join("experiments").display());
+    let experiments: Vec<PathBuf> = files_in(&root.join("experiments"))
+        .into_iter()
+        .filter(|p| p.extension().is_some_and(|e| e == "toml"))
+        .collect();
+    if experiments.is_empty() {
+        println!("  (none)");
+    }
+    for path in experiments {
+        let text = std::fs::read_to_string(&path).unwrap_or_default();
+        let about = match experiment::parse(&path, &text) {
+            Ok(spec) => spec.description.map(|d| d.into_inner()).unwrap_or_default(),
+            Err(e) => format!(
+                "(invalid: {})",
+                e.diagnostics.first().map_or(String::new(), |d| d.message.clone())
+            ),
+        };
+        println!("  {:<28} {about}", display_name(&path));
+    }
+    for (title, dir) in [("Platforms", "platforms/data"), ("Traces", "traces/data")] {
+        let dir = root.join(dir);
+        if !dir.is_dir() {
+            continue;
+        }
+        println!("\n{title} ({}):", dir.display());
+        let files: Vec<PathBuf> = files_in(&dir)
+            .into_iter()
+            .filter(|p| {
+                !p.file_name()
+                    .is_some_and(|n| n == "SOURCES.txt" || n.to_string_lossy().starts_with('.'))
+            })
+            // Platforms are .xml and .toml files (the profiles beside them are not).
+            .filter(|p| title != "Platforms" || p.extension().is_some_and(|e| e == "xml" || e == "toml"))
+            .collect();
+        if files.is_empty() {
+            println!("  (none)");
+        }
+        for path in files {
+            println!("  {}", display_name(&path));
+        }
+    }
+    println!("\nPlatform generators ([platform] generator = ...):");
+    for (name, params) in experiment::platform::GENERATORS {
+        println!("  {name:<28} params: {}", params.join(", "));
+    }
+    for family in families::all() {
+        println!("\nFamily {}: {}", family.name(), family.description());
+        println!("  schedulers:");
+        for s in family.schedulers() {
+            println!("    {:<20} {}", s.name, s.description);
+        }
+        println!("  parameters:");
+        for p in family.parameters() {
+            println!("    {:<20} {}", p.name, p.description);
+        }
+    }
+    Ok(())
+}
+
+fn display_name(path: &Path) -> String {
+    path.file_name()
+        .map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into_owned())
+}
+
+fn replay(path: &std::path::Path) -> anyhow::Result<()> {
+    let (scenario, platform) = gridsim::replay::load(path)?;
+    let output = gridsim::replay::run(&scenario, platform)?;
+    println!("{}", serde_json::to_string(&output)?);
+    Ok(())
+}

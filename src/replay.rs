@@ -141,7 +141,7 @@ pub fn run(scenario: &Scenario, platform: Platform) -> Result<ReplayOutput> {
             }
             ScenarioActivity::Exec { host: h, flops, start } => ("exec", *start, Planned::Exec(host(h)?, *flops)),
         };
-        if !(start >= 0.0) {
+        if start.is_nan() || start < 0.0 {
             bail!("activity {index}: start must be >= 0");
         }
         plan.push((start, planned));

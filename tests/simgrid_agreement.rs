@@ -12,6 +12,10 @@ use std::process::Command;
 use gridsim::replay::{self, ReplayOutput};
 
 const TOLERANCE: f64 = 1e-6;
+/// SimGrid 3.32's `surf/precision` (1e-9 s): it ends an action due within 1e-9 s of the date it
+/// processes at that date, so a 1-byte loopback transfer (1.03e-10 s) ends at its start there.
+/// Absolute differences below this are SimGrid's rounding, not ours.
+const SIMGRID_TIMING_PRECISION: f64 = 1e-9;
 
 fn scenarios() -> Vec<PathBuf> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/scenarios");
@@ -41,7 +45,7 @@ fn simgrid(scenario: &Path) -> ReplayOutput {
     serde_json::from_slice(&out.stdout).expect("oracle prints the result JSON")
 }
 
-fn compare(scenario: &Path, ours: &ReplayOutput, theirs: &ReplayOutput) -> Vec<String> {
+fn compare(scenario: &Path, ours: &ReplayOutput, theirs: &ReplayOutput, worst: &mut f64) -> Vec<String> {
     let mut problems = Vec::new();
     if ours.results.len() != theirs.results.len() {
         problems.push(format!("{} results vs SimGrid's {}", ours.results.len(), theirs.results.len()));
@@ -55,8 +59,11 @@ fn compare(scenario: &Path, ours: &ReplayOutput, theirs: &ReplayOutput) -> Vec<S
         }
         match (a.finish, b.finish) {
             (Some(x), Some(y)) => {
-                let rel = (x - y).abs() / y.abs().max(1e-9);
-                if rel > TOLERANCE {
+                let rel = (x - y).abs() / y.abs().max(1e-300);
+                if (x - y).abs() > SIMGRID_TIMING_PRECISION {
+                    *worst = worst.max(rel);
+                }
+                if rel > TOLERANCE && (x - y).abs() > SIMGRID_TIMING_PRECISION {
                     problems.push(format!("{name}: gridsim {x} vs SimGrid {y} (relative {rel:.2e})"));
                 }
             }
@@ -74,13 +81,14 @@ fn compare(scenario: &Path, ours: &ReplayOutput, theirs: &ReplayOutput) -> Vec<S
 fn every_scenario_matches_simgrid() {
     let mut problems = Vec::new();
     let mut checked = 0;
+    let mut worst = 0.0f64;
     for scenario in scenarios() {
         let theirs = simgrid(&scenario);
         let (spec, platform) = replay::load(&scenario).expect("scenario loads in gridsim");
         let ours = replay::run(&spec, platform).expect("scenario runs in gridsim");
         checked += ours.results.len();
-        problems.extend(compare(&scenario, &ours, &theirs));
+        problems.extend(compare(&scenario, &ours, &theirs, &mut worst));
     }
     assert!(problems.is_empty(), "{} of {checked} completion dates disagree:\n{}", problems.len(), problems.join("\n"));
-    println!("{checked} completion dates agree with SimGrid to {TOLERANCE:e}");
+    println!("{checked} completion dates agree with SimGrid to {TOLERANCE:e}; worst relative difference {worst:.2e}");
 }

@@ -28,7 +28,11 @@ pub struct Simulation<A> {
 impl<A: Application> Simulation<A> {
     /// Couples an application to an engine.
     pub fn new(engine: Engine, app: A) -> Self {
-        Simulation { engine, app, started: false }
+        Simulation {
+            engine,
+            app,
+            started: false,
+        }
     }
 
     fn ensure_started(&mut self) {

@@ -92,7 +92,12 @@ impl NetworkParams {
     /// SimGrid's CM02 model: LV08 without its calibration factors (`latency_factor` 1,
     /// `bandwidth_factor` 1, `weight_s` 0).
     pub fn cm02() -> NetworkParams {
-        NetworkParams { latency_factor: 1.0, bandwidth_factor: 1.0, weight_s: 0.0, ..NetworkParams::lv08() }
+        NetworkParams {
+            latency_factor: 1.0,
+            bandwidth_factor: 1.0,
+            weight_s: 0.0,
+            ..NetworkParams::lv08()
+        }
     }
 
     /// The textbook model: plain max-min, `T = L + S / B` alone.
@@ -128,13 +133,16 @@ impl NetworkParams {
                 break;
             }
             let number = || -> Result<f64, ConfigError> {
-                value.trim().parse::<f64>().ok().filter(|x| x.is_finite() && *x >= 0.0).ok_or_else(|| {
-                    ConfigError::BadValue {
+                value
+                    .trim()
+                    .parse::<f64>()
+                    .ok()
+                    .filter(|x| x.is_finite() && *x >= 0.0)
+                    .ok_or_else(|| ConfigError::BadValue {
                         key: key.clone(),
                         value: value.clone(),
                         why: "expected a non-negative number".into(),
-                    }
-                })
+                    })
             };
             match key.as_str() {
                 "network/model" => {}
@@ -157,28 +165,35 @@ impl NetworkParams {
                         }
                     }
                 }
-                _ => return Err(ConfigError::UnknownKey { key: key.clone(), known: KNOWN_KEYS.join(", ") }),
+                _ => {
+                    return Err(ConfigError::UnknownKey {
+                        key: key.clone(),
+                        known: KNOWN_KEYS.join(", "),
+                    })
+                }
             }
         }
         Ok(params)
     }
 
-    /// Sharing penalty of a flow with raw route latency `latency` over links of these bandwidths.
+    /// Sharing penalty of a flow with raw route latency `latency` over links of these
+    /// bandwidths: `L + Σ weight_s / B_l`; 1 for a zero-latency route (as SimGrid 3.32 does:
+    /// such a flow is nearly starved next to any flow of positive latency); 1 for every flow when
+    /// `rtt_penalty` is off.
     pub fn penalty(&self, latency: f64, bandwidths: impl Iterator<Item = f64>) -> f64 {
-        if !self.rtt_penalty {
+        if !self.rtt_penalty || latency <= 0.0 {
             return 1.0;
         }
-        let penalty = latency + if self.weight_s > 0.0 { bandwidths.map(|b| self.weight_s / b).sum() } else { 0.0 };
-        if penalty > 0.0 {
-            penalty
-        } else {
-            1.0
-        }
+        latency + if self.weight_s > 0.0 { bandwidths.map(|b| self.weight_s / b).sum() } else { 0.0 }
     }
 
     /// Upper bound of a flow's max-min value: the narrowest link and the TCP window.
     pub fn bound(&self, latency: f64, min_bandwidth: f64) -> f64 {
-        let window = if self.tcp_gamma > 0.0 && latency > 0.0 { self.tcp_gamma / (2.0 * latency) } else { f64::INFINITY };
+        let window = if self.tcp_gamma > 0.0 && latency > 0.0 {
+            self.tcp_gamma / (2.0 * latency)
+        } else {
+            f64::INFINITY
+        };
         window.min(min_bandwidth)
     }
 }
@@ -187,7 +202,11 @@ fn positive(key: &str, value: &str, x: f64) -> Result<f64, ConfigError> {
     if x > 0.0 {
         Ok(x)
     } else {
-        Err(ConfigError::BadValue { key: key.into(), value: value.into(), why: "must be positive".into() })
+        Err(ConfigError::BadValue {
+            key: key.into(),
+            value: value.into(),
+            why: "must be positive".into(),
+        })
     }
 }
 
@@ -206,10 +225,16 @@ mod tests {
         assert_eq!(p.crosstraffic, 0.0);
         assert_eq!(p.bandwidth_factor, 0.97);
         config.insert("network/bogus".to_string(), "1".to_string());
-        assert!(matches!(NetworkParams::from_config(&config), Err(ConfigError::UnknownKey { .. })));
+        assert!(matches!(
+            NetworkParams::from_config(&config),
+            Err(ConfigError::UnknownKey { .. })
+        ));
         let mut bad = BTreeMap::new();
         bad.insert("network/TCP-gamma".to_string(), "-4".to_string());
-        assert!(matches!(NetworkParams::from_config(&bad), Err(ConfigError::BadValue { .. })));
+        assert!(matches!(
+            NetworkParams::from_config(&bad),
+            Err(ConfigError::BadValue { .. })
+        ));
     }
 
     #[test]

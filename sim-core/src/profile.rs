@@ -11,7 +11,7 @@
 //! in the `platforms` crate; this module is the parsed, validated form.
 
 /// A validated profile: event dates are sorted and non-negative, the period (if any) is positive
-/// and longer than the span of the events.
+/// and at least the last event date.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Profile {
     events: Vec<(f64, f64)>,
@@ -31,8 +31,8 @@ pub enum ProfileError {
     /// Dates go backwards.
     #[error("event {index}: date {date} comes before the previous date {previous}")]
     Unsorted { index: usize, date: f64, previous: f64 },
-    /// The repeat period does not exceed the last event date.
-    #[error("period {period} must be positive and larger than the last event date {last}")]
+    /// The repeat period is not positive or is shorter than the last event date.
+    #[error("period {period} must be positive and at least the last event date {last}")]
     BadPeriod { period: f64, last: f64 },
 }
 
@@ -41,10 +41,10 @@ impl Profile {
     pub fn new(events: Vec<(f64, f64)>, period: Option<f64>) -> Result<Profile, ProfileError> {
         let mut previous = 0.0f64;
         for (index, &(date, value)) in events.iter().enumerate() {
-            if !(date >= 0.0) || !date.is_finite() {
+            if date.is_nan() || date < 0.0 || !date.is_finite() {
                 return Err(ProfileError::BadDate { index, date });
             }
-            if !(value >= 0.0) || !value.is_finite() {
+            if value.is_nan() || value < 0.0 || !value.is_finite() {
                 return Err(ProfileError::BadValue { index, value });
             }
             if date < previous {
@@ -54,7 +54,9 @@ impl Profile {
         }
         if let Some(period) = period {
             let last = events.last().map_or(0.0, |e| e.0);
-            if !(period > 0.0) || !period.is_finite() || (!events.is_empty() && period <= last - events[0].0) {
+            // SimGrid 3.32 refuses a period shorter than the last date ("Profile loop conditions
+            // are not realizable!"); a period equal to it replays event 0 at the last date.
+            if period.is_nan() || period <= 0.0 || !period.is_finite() || period < last {
                 return Err(ProfileError::BadPeriod { period, last });
             }
         }
@@ -97,7 +99,10 @@ mod tests {
     fn periodic_events_repeat_every_period() {
         let p = Profile::new(vec![(0.0, 1.0), (10.0, 0.5)], Some(15.0)).unwrap();
         let seq: Vec<_> = (0..5).map(|n| p.nth_event(n).unwrap()).collect();
-        assert_eq!(seq, vec![(0.0, 1.0), (10.0, 0.5), (15.0, 1.0), (25.0, 0.5), (30.0, 1.0)]);
+        assert_eq!(
+            seq,
+            vec![(0.0, 1.0), (10.0, 0.5), (15.0, 1.0), (25.0, 0.5), (30.0, 1.0)]
+        );
     }
 
     #[test]
@@ -113,8 +118,17 @@ mod tests {
             Profile::new(vec![(5.0, 1.0), (2.0, 1.0)], None),
             Err(ProfileError::Unsorted { index: 1, .. })
         ));
-        assert!(matches!(Profile::new(vec![(-1.0, 1.0)], None), Err(ProfileError::BadDate { .. })));
-        assert!(matches!(Profile::new(vec![(1.0, -1.0)], None), Err(ProfileError::BadValue { .. })));
-        assert!(matches!(Profile::new(vec![(0.0, 1.0), (4.0, 1.0)], Some(3.0)), Err(ProfileError::BadPeriod { .. })));
+        assert!(matches!(
+            Profile::new(vec![(-1.0, 1.0)], None),
+            Err(ProfileError::BadDate { .. })
+        ));
+        assert!(matches!(
+            Profile::new(vec![(1.0, -1.0)], None),
+            Err(ProfileError::BadValue { .. })
+        ));
+        assert!(matches!(
+            Profile::new(vec![(0.0, 1.0), (4.0, 1.0)], Some(3.0)),
+            Err(ProfileError::BadPeriod { .. })
+        ));
     }
 }

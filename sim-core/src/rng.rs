@@ -19,7 +19,9 @@ pub fn stream(run_seed: u64, purpose: &str) -> ChaCha8Rng {
 
 /// FNV-1a, 64 bit: fixed across platforms and compiler versions (unlike `std`'s hasher).
 pub fn stable_hash(text: &str) -> u64 {
-    text.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ b as u64).wrapping_mul(0x0000_0100_0000_01b3))
+    text.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+        (h ^ b as u64).wrapping_mul(0x0000_0100_0000_01b3)
+    })
 }
 
 #[cfg(test)]
@@ -29,14 +31,18 @@ mod tests {
 
     #[test]
     fn same_seed_same_purpose_same_numbers() {
-        let a: Vec<u64> = (0..8).map({
-            let mut r = stream(42, "workload");
-            move |_| r.gen()
-        }).collect();
-        let b: Vec<u64> = (0..8).map({
-            let mut r = stream(42, "workload");
-            move |_| r.gen()
-        }).collect();
+        let a: Vec<u64> = (0..8)
+            .map({
+                let mut r = stream(42, "workload");
+                move |_| r.gen()
+            })
+            .collect();
+        let b: Vec<u64> = (0..8)
+            .map({
+                let mut r = stream(42, "workload");
+                move |_| r.gen()
+            })
+            .collect();
         assert_eq!(a, b);
     }
 

@@ -1,10 +1,17 @@
-//! The registry of application families that experiment files can name.
+//! The registry of application families that experiment files can name. Adding a family: one
+//! file here implementing [`Family`] and one line in [`all`].
+
+mod bot;
+mod skeleton;
 
 use crate::family::Family;
 
+pub use bot::BagOfTasks;
+pub use skeleton::{AltSkeletons, Amoget};
+
 /// Every family, in the order `gridsim list` shows them.
 pub fn all() -> Vec<&'static dyn Family> {
-    Vec::new()
+    vec![&BagOfTasks, &Amoget, &AltSkeletons]
 }
 
 /// The family with this name.

@@ -352,6 +352,11 @@ impl Engine {
             if t > horizon {
                 return false;
             }
+            if self.active_activities() == 0 && !horizon.is_finite() {
+                // Only profile events are left (periodic ones never end); nothing the
+                // application waits for can happen any more.
+                return false;
+            }
             let (time, event) = self.queue.pop().expect("peeked");
             if self.is_stale(&event) {
                 continue;

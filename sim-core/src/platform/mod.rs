@@ -7,6 +7,11 @@
 //! A SimGrid SPLITDUPLEX link is stored as two independent SHARED links named `<id>_UP` and
 //! `<id>_DOWN`, as SimGrid does internally; a route names the direction it uses. So every
 //! [`Link`] here is one capacity constraint of the max-min system.
+//!
+//! Routes come from a tree of zones as in SimGrid (Full, Floyd, Dijkstra and cluster/star
+//! routing, zone routes through gateways): see [`Routing`] and the `routing` module docs. Hosts
+//! added with [`Platform::add_host`] live in the root zone; [`Platform::add_host_in`] places a
+//! host in another zone.
 
 mod routing;
 
@@ -14,7 +19,7 @@ use std::collections::BTreeMap;
 
 use crate::profile::Profile;
 
-pub use routing::{Route, RouteError, Routing};
+pub use routing::{NetPoint, Route, RouteError, RouterId, Routing, RoutingError, ZoneId, ZoneRouting};
 
 /// Index of a host in [`Platform::hosts`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -115,10 +120,20 @@ impl Link {
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum DiskModel {
     /// SimGrid's disk: reads share `read_bw` and writes share `write_bw` max-min (bytes/s).
-    Shared { read_bw: f64, write_bw: f64 },
+    Shared {
+        /// Read bandwidth, bytes/s.
+        read_bw: f64,
+        /// Write bandwidth, bytes/s.
+        write_bw: f64,
+    },
     /// One request at a time, first come first served; a request of `s` bytes takes
     /// `seek_rotation_s + s / transfer_rate` seconds (the cluster family's disk, WAL-FC paper).
-    FcfsQueue { seek_rotation_s: f64, transfer_rate: f64 },
+    FcfsQueue {
+        /// Seek + rotation time per request, seconds.
+        seek_rotation_s: f64,
+        /// Transfer rate, bytes/s.
+        transfer_rate: f64,
+    },
 }
 
 /// A disk attached to a host.
@@ -157,12 +172,20 @@ impl Platform {
         Platform::default()
     }
 
-    /// Adds a host; `None` if the name is taken.
+    /// Adds a host in the root zone; `None` if the name is taken.
     pub fn add_host(&mut self, host: Host) -> Option<HostId> {
+        let root = self.routing.root();
+        self.add_host_in(host, root)
+    }
+
+    /// Adds a host directly inside `zone` (see [`Routing::add_zone`]); `None` if the name is
+    /// taken or the zone does not exist.
+    pub fn add_host_in(&mut self, host: Host, zone: ZoneId) -> Option<HostId> {
         let id = HostId(self.hosts.len() as u32);
-        if self.host_names.contains_key(&host.name) {
+        if self.host_names.contains_key(&host.name) || (zone.0 as usize) >= self.routing.zone_count() {
             return None;
         }
+        self.routing.place_host(id, zone).ok()?;
         self.host_names.insert(host.name.clone(), id);
         self.hosts.push(host);
         Some(id)
@@ -216,8 +239,9 @@ impl Platform {
         })
     }
 
-    /// Sum of the latencies of a route's links, seconds.
+    /// Sum of the latencies of a route's links, seconds, added in route order from 0.0 as
+    /// SimGrid does (so an empty route has latency +0.0).
     pub fn route_latency(&self, route: &Route) -> f64 {
-        route.links.iter().map(|&l| self.link(l).latency).sum()
+        route.links.iter().fold(0.0, |acc, &l| acc + self.link(l).latency)
     }
 }

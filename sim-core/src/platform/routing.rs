@@ -1,10 +1,55 @@
-//! Routes between hosts.
+//! Routes between hosts: SimGrid's tree of network zones (platform DTD v4.1, SimGrid 3.32).
 //!
-//! The simplest routing: an explicit table of routes between host pairs (SimGrid's `Full`
-//! routing). Routes may be asymmetric: the route from a to b and the route from b to a are
-//! stored separately.
+//! # Model
+//!
+//! The platform is a tree of zones rooted at [`Routing::root`]. Every host, router and child zone
+//! is a *net point* ([`NetPoint`]) directly inside exactly one zone; inside a zone, net points are
+//! numbered in declaration order (that order breaks ties in shortest-path routing, as in SimGrid).
+//! A zone routes between its own net points in one of four ways ([`ZoneRouting`]):
+//!
+//! - **Full**: an explicit table of declared routes. A missing entry means no route.
+//! - **Floyd**: declared routes are the edges of a directed graph whose edge cost is the number of
+//!   links of the route; a route is a cheapest path. SimGrid runs Floyd–Warshall over the net
+//!   points in declaration order with a strict `<`, so among equally cheap paths the one found
+//!   first in that loop order wins; this module runs the same loop (once per zone, lazily, on the
+//!   first query) and therefore returns the same paths.
+//! - **Dijkstra** (and SimGrid's `DijkstraCache`, which only caches): same graph and costs, one
+//!   Dijkstra search per query with SimGrid's exact tie-breaking (graph nodes numbered in order of
+//!   first appearance in a declared route, out-edges in declaration order, a lazy priority queue
+//!   ordered by `(cost, node)`, strict `<`). SimGrid 3.32 builds the result by inserting every
+//!   link at the front of the list, which **reverses the links inside each declared route** of the
+//!   path (e.g. a declared route `C -> D: l12 l13` comes back from Dijkstra as `l13 l12`); this
+//!   module reproduces that order. The set of links and their latency sum are unaffected.
+//! - **Star** (SimGrid's `<cluster>` and `routing="Cluster"` zones): each member has a list of
+//!   "up" links (leaving it), a list of "down" links (entering it) and an optional loopback link;
+//!   the zone may have a backbone. The route from `a` to `b` is `up(a) ++ [backbone] ++ down(b)`
+//!   with repeated links removed (SimGrid's `StarZone` de-duplicates), except that `a -> a` with a
+//!   loopback is just the loopback. So a cluster host with a SPLITDUPLEX private link `l` reaches
+//!   itself (no loopback) through `l_UP, backbone, l_DOWN`, but with a SHARED private link through
+//!   `l, backbone` only. Routes are computed per query from O(hosts) data: a 1000-host cluster
+//!   stores 1000 entries, not 10^6 routes.
+//!
+//! Between zones, routes are hierarchical as in SimGrid: for hosts `s` and `d` in different zones,
+//! find the deepest common ancestor zone `C` and its two children `S` (containing `s`) and `D`
+//! (containing `d`); `C` must have a zone route `S -> D` with gateways `gw_src` (inside `S`) and
+//! `gw_dst` (inside `D`). The route is `route(s, gw_src) ++ links(S -> D) ++ route(gw_dst, d)`,
+//! each part resolved recursively (the first part is omitted when `s == gw_src`, the last when
+//! `gw_dst == d`). In a Floyd zone whose path crosses several child zones, the route between the
+//! exit gateway of one zone route and the entry gateway of the next is inserted in between.
+//! A host in a zone that is an ancestor of the other host's zone has no route (SimGrid has no
+//! defined answer for that case either).
+//!
+//! Declared routes are stored one direction at a time ([`Routing::add_zone_route`]); making a
+//! route symmetrical (reversed link order, split-duplex halves swapped) is the caller's job,
+//! because only the caller knows which links are halves of one split-duplex link.
+//!
+//! For `src == dst` without any route (no declared self route, no cluster loopback or private
+//! link) [`Routing::route`] returns an empty route; the network model then uses its loopback, as
+//! SimGrid uses its `__loopback__` link.
 
-use std::collections::BTreeMap;
+use std::cmp::{Ordering, Reverse};
+use std::collections::{BTreeMap, BinaryHeap, VecDeque};
+use std::sync::{Arc, OnceLock};
 
 use super::{HostId, LinkId};
 
@@ -20,27 +65,993 @@ pub struct Route {
 pub enum RouteError {
     /// The platform declares no route between the two hosts.
     #[error("no route from host '{src}' to host '{dst}'")]
-    NoRoute { src: String, dst: String },
+    NoRoute {
+        /// Name of the source host.
+        src: String,
+        /// Name of the destination host.
+        dst: String,
+    },
 }
 
-/// How hosts reach each other.
+/// Index of a zone in the zone tree; [`Routing::root`] is `ZoneId(0)`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct ZoneId(pub u32);
+
+/// Index of a router (a net point that is not a host: gateways, switches).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct RouterId(pub u32);
+
+/// Something a route can start or end at inside a zone.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum NetPoint {
+    /// A host.
+    Host(HostId),
+    /// A router.
+    Router(RouterId),
+    /// A child zone (endpoint of a zone route).
+    Zone(ZoneId),
+}
+
+/// How a zone computes routes between its net points (see the module docs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ZoneRouting {
+    /// Explicit table of routes.
+    Full,
+    /// Cheapest paths (in number of links) over declared routes, Floyd–Warshall.
+    Floyd,
+    /// Cheapest paths (in number of links) over declared routes, Dijkstra per query.
+    Dijkstra,
+    /// Cluster: per-member up/down links, optional backbone and loopbacks.
+    Star,
+}
+
+/// Why a routing declaration was rejected.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum RoutingError {
+    /// The net point is not directly inside the zone.
+    #[error("{point:?} is not directly inside zone {zone:?}")]
+    NotInZone {
+        /// The net point.
+        point: NetPoint,
+        /// The zone.
+        zone: ZoneId,
+    },
+    /// The net point was already placed in a zone.
+    #[error("{0:?} is already placed in a zone")]
+    AlreadyPlaced(NetPoint),
+    /// The zone does not exist.
+    #[error("no zone {0:?}")]
+    NoSuchZone(ZoneId),
+    /// A route between the two net points was already declared in this zone.
+    #[error("a route from {src:?} to {dst:?} already exists")]
+    DuplicateRoute {
+        /// Source.
+        src: NetPoint,
+        /// Destination.
+        dst: NetPoint,
+    },
+    /// Routes between two zones need gateways, routes between hosts/routers must not have any.
+    #[error("a route between zones needs gateways, and only a route between zones may have them")]
+    Gateways,
+    /// A gateway is not inside the zone it is the gateway of.
+    #[error("gateway {gateway:?} is not inside zone {zone:?}")]
+    GatewayOutside {
+        /// The gateway.
+        gateway: NetPoint,
+        /// The zone it should be inside.
+        zone: ZoneId,
+    },
+    /// The zone's routing does not support this declaration (e.g. explicit routes in a Star zone).
+    #[error("zone {zone:?} with {routing:?} routing does not accept this declaration")]
+    WrongRouting {
+        /// The zone.
+        zone: ZoneId,
+        /// Its routing.
+        routing: ZoneRouting,
+    },
+    /// The root zone can only be configured while it is empty.
+    #[error("the root zone is not empty")]
+    RootNotEmpty,
+}
+
+/// Where a net point lives: its zone and its index among that zone's net points.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Loc {
+    zone: ZoneId,
+    index: u32,
+}
+
+/// A declared route inside a zone (one direction).
+#[derive(Clone, Debug)]
+struct Edge {
+    src: u32,
+    dst: u32,
+    links: Vec<LinkId>,
+    gateways: Option<(NetPoint, NetPoint)>,
+}
+
+/// A member of a Star zone.
 #[derive(Clone, Debug, Default)]
-pub struct Routing {
-    table: BTreeMap<(HostId, HostId), Route>,
+struct StarLinks {
+    up: Vec<LinkId>,
+    down: Vec<LinkId>,
+    loopback: Option<LinkId>,
 }
 
-impl Routing {
-    /// Declares the route from `src` to `dst` (one direction only).
-    pub fn add_route(&mut self, src: HostId, dst: HostId, links: Vec<LinkId>) {
-        self.table.insert((src, dst), Route { links });
+const NONE: u32 = u32::MAX;
+/// Marker for SimGrid's implicit loopback edge (a route without links here).
+const LOOPBACK: u32 = u32::MAX - 1;
+
+/// Floyd–Warshall result of one zone: `pred[a*n+b]` and the edge used for the last hop.
+#[derive(Debug)]
+struct FloydTables {
+    n: usize,
+    pred: Vec<u32>,
+    edge: Vec<u32>,
+}
+
+/// SimGrid's Dijkstra graph of one zone.
+#[derive(Debug)]
+struct DijkstraGraph {
+    node_of_vertex: Vec<u32>,
+    /// Out-edges per node: (target node, edge index or LOOPBACK), in insertion order.
+    out: Vec<Vec<(u32, u32)>>,
+}
+
+#[derive(Clone, Debug)]
+struct Zone {
+    name: String,
+    parent: Option<ZoneId>,
+    /// Index of this zone among its parent's net points.
+    index_in_parent: u32,
+    kind: ZoneRouting,
+    vertices: Vec<NetPoint>,
+    has_child_zones: bool,
+    edges: Vec<Edge>,
+    edge_index: BTreeMap<(u32, u32), u32>,
+    /// Star members, indexed by vertex index (`None`: no links declared).
+    star: Vec<Option<StarLinks>>,
+    backbone: Option<LinkId>,
+    floyd: OnceLock<Arc<FloydTables>>,
+    graph: OnceLock<Arc<DijkstraGraph>>,
+}
+
+impl Zone {
+    fn new(name: String, parent: Option<ZoneId>, index_in_parent: u32, kind: ZoneRouting) -> Zone {
+        Zone {
+            name,
+            parent,
+            index_in_parent,
+            kind,
+            vertices: Vec::new(),
+            has_child_zones: false,
+            edges: Vec::new(),
+            edge_index: BTreeMap::new(),
+            star: Vec::new(),
+            backbone: None,
+            floyd: OnceLock::new(),
+            graph: OnceLock::new(),
+        }
     }
 
-    /// The route from `src` to `dst`; an empty route for `src == dst` when none is declared.
+    fn invalidate(&mut self) {
+        self.floyd = OnceLock::new();
+        self.graph = OnceLock::new();
+    }
+
+    /// SimGrid's "base" routing mode: the zone holds hosts/routers but no child zone. Only then
+    /// does SimGrid add its implicit loopback edges.
+    fn is_base(&self) -> bool {
+        !self.has_child_zones && !self.vertices.is_empty()
+    }
+
+    fn push_vertex(&mut self, point: NetPoint) -> u32 {
+        let index = self.vertices.len() as u32;
+        self.vertices.push(point);
+        if matches!(point, NetPoint::Zone(_)) {
+            self.has_child_zones = true;
+        }
+        // Routers of a star zone have no private links: the empty lists are their route.
+        self.star.push(if matches!(point, NetPoint::Router(_)) {
+            Some(StarLinks::default())
+        } else {
+            None
+        });
+        self.invalidate();
+        index
+    }
+}
+
+#[derive(Clone, Debug)]
+struct Router {
+    name: String,
+    loc: Loc,
+}
+
+/// How hosts reach each other: a tree of zones (see the module docs).
+#[derive(Clone, Debug)]
+pub struct Routing {
+    zones: Vec<Zone>,
+    hosts: Vec<Option<Loc>>,
+    routers: Vec<Router>,
+}
+
+impl Default for Routing {
+    /// A root zone named `root` with Full routing.
+    fn default() -> Routing {
+        Routing {
+            zones: vec![Zone::new("root".into(), None, 0, ZoneRouting::Full)],
+            hosts: Vec::new(),
+            routers: Vec::new(),
+        }
+    }
+}
+
+/// Total order on costs for the priority queue (costs are never NaN).
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Cost(f64);
+impl Eq for Cost {}
+impl PartialOrd for Cost {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for Cost {
+    fn cmp(&self, other: &Self) -> Ordering {
+        self.0.total_cmp(&other.0)
+    }
+}
+
+/// Guard against pathological recursion (gateways are validated, so real platforms stay shallow).
+const MAX_DEPTH: u32 = 256;
+
+type Res<T> = Result<T, ()>;
+
+impl Routing {
+    // ----- building ---------------------------------------------------------------------------
+
+    /// The root zone.
+    pub fn root(&self) -> ZoneId {
+        ZoneId(0)
+    }
+
+    /// Renames the root zone and sets its routing; only while it is still empty.
+    pub fn configure_root(&mut self, name: impl Into<String>, routing: ZoneRouting) -> Result<(), RoutingError> {
+        let root = &mut self.zones[0];
+        if !root.vertices.is_empty() || !root.edges.is_empty() {
+            return Err(RoutingError::RootNotEmpty);
+        }
+        root.name = name.into();
+        root.kind = routing;
+        Ok(())
+    }
+
+    /// Creates a child zone of `parent`.
+    pub fn add_zone(
+        &mut self,
+        parent: ZoneId,
+        name: impl Into<String>,
+        routing: ZoneRouting,
+    ) -> Result<ZoneId, RoutingError> {
+        self.check_zone(parent)?;
+        let id = ZoneId(self.zones.len() as u32);
+        let index = self.zones[parent.0 as usize].push_vertex(NetPoint::Zone(id));
+        self.zones.push(Zone::new(name.into(), Some(parent), index, routing));
+        Ok(id)
+    }
+
+    /// Places a host directly inside `zone`. A host can be placed once.
+    pub fn place_host(&mut self, host: HostId, zone: ZoneId) -> Result<(), RoutingError> {
+        self.check_zone(zone)?;
+        let slot = host.0 as usize;
+        if self.hosts.len() <= slot {
+            self.hosts.resize(slot + 1, None);
+        }
+        if self.hosts[slot].is_some() {
+            return Err(RoutingError::AlreadyPlaced(NetPoint::Host(host)));
+        }
+        let index = self.zones[zone.0 as usize].push_vertex(NetPoint::Host(host));
+        self.hosts[slot] = Some(Loc { zone, index });
+        Ok(())
+    }
+
+    /// Creates a router directly inside `zone`.
+    pub fn add_router(&mut self, zone: ZoneId, name: impl Into<String>) -> Result<RouterId, RoutingError> {
+        self.check_zone(zone)?;
+        let id = RouterId(self.routers.len() as u32);
+        let index = self.zones[zone.0 as usize].push_vertex(NetPoint::Router(id));
+        self.routers.push(Router {
+            name: name.into(),
+            loc: Loc { zone, index },
+        });
+        Ok(id)
+    }
+
+    /// Declares the route from `src` to `dst` (one direction) in `zone`, a Full, Floyd or
+    /// Dijkstra zone that directly contains both. Routes between two child zones need
+    /// `gateways = Some((gw_src, gw_dst))` with `gw_src` a host or router inside `src` (at any
+    /// depth) and `gw_dst` inside `dst`; other routes must have no gateways. Declaring the same
+    /// `(src, dst)` twice is an error, as in SimGrid.
+    pub fn add_zone_route(
+        &mut self,
+        zone: ZoneId,
+        src: NetPoint,
+        dst: NetPoint,
+        links: Vec<LinkId>,
+        gateways: Option<(NetPoint, NetPoint)>,
+    ) -> Result<(), RoutingError> {
+        self.check_zone(zone)?;
+        let kind = self.zones[zone.0 as usize].kind;
+        if kind == ZoneRouting::Star {
+            return Err(RoutingError::WrongRouting { zone, routing: kind });
+        }
+        let s = self.index_in(src, zone)?;
+        let d = self.index_in(dst, zone)?;
+        match (src, dst, gateways) {
+            (NetPoint::Zone(sz), NetPoint::Zone(dz), Some((gs, gd))) => {
+                if matches!(gs, NetPoint::Zone(_)) || !self.is_inside(gs, sz) {
+                    return Err(RoutingError::GatewayOutside { gateway: gs, zone: sz });
+                }
+                if matches!(gd, NetPoint::Zone(_)) || !self.is_inside(gd, dz) {
+                    return Err(RoutingError::GatewayOutside { gateway: gd, zone: dz });
+                }
+            }
+            (NetPoint::Zone(_), _, _) | (_, NetPoint::Zone(_), _) | (_, _, Some(_)) => {
+                return Err(RoutingError::Gateways)
+            }
+            _ => {}
+        }
+        let z = &mut self.zones[zone.0 as usize];
+        if z.edge_index.contains_key(&(s, d)) {
+            return Err(RoutingError::DuplicateRoute { src, dst });
+        }
+        z.edge_index.insert((s, d), z.edges.len() as u32);
+        z.edges.push(Edge {
+            src: s,
+            dst: d,
+            links,
+            gateways,
+        });
+        z.invalidate();
+        Ok(())
+    }
+
+    /// Sets the links of a Star zone member (a host or router directly inside `zone`): `up`
+    /// leaving it, `down` entering it, and an optional loopback used for routes to itself.
+    pub fn set_star_links(
+        &mut self,
+        zone: ZoneId,
+        member: NetPoint,
+        up: Vec<LinkId>,
+        down: Vec<LinkId>,
+        loopback: Option<LinkId>,
+    ) -> Result<(), RoutingError> {
+        self.check_zone(zone)?;
+        let kind = self.zones[zone.0 as usize].kind;
+        if kind != ZoneRouting::Star || matches!(member, NetPoint::Zone(_)) {
+            return Err(RoutingError::WrongRouting { zone, routing: kind });
+        }
+        let index = self.index_in(member, zone)?;
+        self.zones[zone.0 as usize].star[index as usize] = Some(StarLinks { up, down, loopback });
+        Ok(())
+    }
+
+    /// Sets the backbone of a Star zone.
+    pub fn set_backbone(&mut self, zone: ZoneId, backbone: Option<LinkId>) -> Result<(), RoutingError> {
+        self.check_zone(zone)?;
+        let z = &mut self.zones[zone.0 as usize];
+        if z.kind != ZoneRouting::Star {
+            return Err(RoutingError::WrongRouting { zone, routing: z.kind });
+        }
+        z.backbone = backbone;
+        Ok(())
+    }
+
+    /// Declares the route from `src` to `dst` (one direction only), replacing any previous one.
+    /// A host not placed yet is placed in the root zone. The route goes into the zone of `src`;
+    /// if `dst` lives in another zone the call is ignored (use [`Routing::add_zone_route`]).
+    pub fn add_route(&mut self, src: HostId, dst: HostId, links: Vec<LinkId>) {
+        for h in [src, dst] {
+            if self.host_loc(h).is_none() {
+                let _ = self.place_host(h, self.root());
+            }
+        }
+        let (Some(ls), Some(ld)) = (self.host_loc(src), self.host_loc(dst)) else {
+            return;
+        };
+        if ls.zone != ld.zone {
+            return;
+        }
+        let z = &mut self.zones[ls.zone.0 as usize];
+        if z.kind == ZoneRouting::Star {
+            return;
+        }
+        let edge = Edge {
+            src: ls.index,
+            dst: ld.index,
+            links,
+            gateways: None,
+        };
+        match z.edge_index.get(&(ls.index, ld.index)) {
+            Some(&i) => z.edges[i as usize] = edge,
+            None => {
+                z.edge_index.insert((ls.index, ld.index), z.edges.len() as u32);
+                z.edges.push(edge);
+            }
+        }
+        z.invalidate();
+    }
+
+    // ----- inspecting -------------------------------------------------------------------------
+
+    /// Number of zones (the root included).
+    pub fn zone_count(&self) -> usize {
+        self.zones.len()
+    }
+
+    /// A zone's name.
+    pub fn zone_name(&self, zone: ZoneId) -> &str {
+        &self.zones[zone.0 as usize].name
+    }
+
+    /// A zone's parent (`None` for the root).
+    pub fn zone_parent(&self, zone: ZoneId) -> Option<ZoneId> {
+        self.zones[zone.0 as usize].parent
+    }
+
+    /// A zone's routing.
+    pub fn zone_routing(&self, zone: ZoneId) -> ZoneRouting {
+        self.zones[zone.0 as usize].kind
+    }
+
+    /// The net points directly inside a zone, in declaration order.
+    pub fn zone_members(&self, zone: ZoneId) -> &[NetPoint] {
+        &self.zones[zone.0 as usize].vertices
+    }
+
+    /// Number of declared one-direction routes in a zone (a symmetrical route counts twice).
+    pub fn declared_route_count(&self, zone: ZoneId) -> usize {
+        self.zones[zone.0 as usize].edges.len()
+    }
+
+    /// Number of routers.
+    pub fn router_count(&self) -> usize {
+        self.routers.len()
+    }
+
+    /// A router's name.
+    pub fn router_name(&self, router: RouterId) -> &str {
+        &self.routers[router.0 as usize].name
+    }
+
+    /// The zone a net point is directly inside (`None` for the root zone and unplaced hosts).
+    pub fn zone_of(&self, point: NetPoint) -> Option<ZoneId> {
+        self.loc(point).map(|l| l.zone)
+    }
+
+    /// Whether `point` is inside `zone` at any depth.
+    pub fn is_inside(&self, point: NetPoint, zone: ZoneId) -> bool {
+        let mut current = match point {
+            NetPoint::Zone(z) => Some(z),
+            _ => self.zone_of(point),
+        };
+        while let Some(z) = current {
+            if z == zone {
+                return true;
+            }
+            current = self.zones.get(z.0 as usize).and_then(|z| z.parent);
+        }
+        false
+    }
+
+    // ----- routing ----------------------------------------------------------------------------
+
+    /// The route from `src` to `dst`; an empty route for `src == dst` when the platform gives
+    /// none; `None` when distinct hosts are not connected.
     pub fn route(&self, src: HostId, dst: HostId) -> Option<Route> {
-        match self.table.get(&(src, dst)) {
-            Some(route) => Some(route.clone()),
+        match self.route_between(NetPoint::Host(src), NetPoint::Host(dst)) {
+            Some(route) => Some(route),
             None if src == dst => Some(Route::default()),
             None => None,
         }
+    }
+
+    /// The route between any two hosts or routers (no special case for `src == dst`).
+    pub fn route_between(&self, src: NetPoint, dst: NetPoint) -> Option<Route> {
+        let mut links = Vec::new();
+        self.global_route(src, dst, &mut links, 0).ok()?;
+        Some(Route { links })
+    }
+
+    fn check_zone(&self, zone: ZoneId) -> Result<(), RoutingError> {
+        if (zone.0 as usize) < self.zones.len() {
+            Ok(())
+        } else {
+            Err(RoutingError::NoSuchZone(zone))
+        }
+    }
+
+    fn host_loc(&self, host: HostId) -> Option<Loc> {
+        self.hosts.get(host.0 as usize).copied().flatten()
+    }
+
+    fn loc(&self, point: NetPoint) -> Option<Loc> {
+        match point {
+            NetPoint::Host(h) => self.host_loc(h),
+            NetPoint::Router(r) => self.routers.get(r.0 as usize).map(|r| r.loc),
+            NetPoint::Zone(z) => {
+                let zone = self.zones.get(z.0 as usize)?;
+                zone.parent.map(|p| Loc {
+                    zone: p,
+                    index: zone.index_in_parent,
+                })
+            }
+        }
+    }
+
+    fn index_in(&self, point: NetPoint, zone: ZoneId) -> Result<u32, RoutingError> {
+        match self.loc(point) {
+            Some(loc) if loc.zone == zone => Ok(loc.index),
+            _ => Err(RoutingError::NotInZone { point, zone }),
+        }
+    }
+
+    fn path_to_root(&self, mut zone: ZoneId) -> Vec<ZoneId> {
+        let mut path = vec![zone];
+        while let Some(parent) = self.zones[zone.0 as usize].parent {
+            path.push(parent);
+            zone = parent;
+        }
+        path
+    }
+
+    /// SimGrid's `get_global_route`: appends the links from `src` to `dst` to `links`.
+    fn global_route(&self, src: NetPoint, dst: NetPoint, links: &mut Vec<LinkId>, depth: u32) -> Res<()> {
+        if depth > MAX_DEPTH {
+            return Err(());
+        }
+        let ls = self.loc(src).ok_or(())?;
+        let ld = self.loc(dst).ok_or(())?;
+        if ls.zone == ld.zone {
+            self.local_route(ls.zone, ls.index, ld.index, links, depth)?;
+            return Ok(());
+        }
+        let ps = self.path_to_root(ls.zone);
+        let pd = self.path_to_root(ld.zone);
+        let (mut i, mut j) = (ps.len(), pd.len());
+        let mut father = ps[i - 1];
+        while i > 1 && j > 1 && ps[i - 1] == pd[j - 1] {
+            father = ps[i - 1];
+            i -= 1;
+            j -= 1;
+        }
+        let (src_anc, dst_anc) = (ps[i - 1], pd[j - 1]);
+        if src_anc == dst_anc {
+            // One host's zone contains the other's: SimGrid has no route for this.
+            return Err(());
+        }
+        let si = self.zones[src_anc.0 as usize].index_in_parent;
+        let di = self.zones[dst_anc.0 as usize].index_in_parent;
+        let mut middle = Vec::new();
+        let (gw_src, gw_dst) = self.local_route(father, si, di, &mut middle, depth)?.ok_or(())?;
+        if src != gw_src {
+            self.global_route(src, gw_src, links, depth + 1)?;
+        }
+        links.extend(middle);
+        if gw_dst != dst {
+            self.global_route(gw_dst, dst, links, depth + 1)?;
+        }
+        Ok(())
+    }
+
+    /// Route between two net points of one zone; returns the gateways of zone routes.
+    fn local_route(
+        &self,
+        zone: ZoneId,
+        s: u32,
+        d: u32,
+        links: &mut Vec<LinkId>,
+        depth: u32,
+    ) -> Res<Option<(NetPoint, NetPoint)>> {
+        let z = &self.zones[zone.0 as usize];
+        match z.kind {
+            ZoneRouting::Full => {
+                let &e = z.edge_index.get(&(s, d)).ok_or(())?;
+                let edge = &z.edges[e as usize];
+                links.extend_from_slice(&edge.links);
+                Ok(edge.gateways)
+            }
+            ZoneRouting::Star => {
+                let a = z.star.get(s as usize).and_then(Option::as_ref).ok_or(())?;
+                let b = z.star.get(d as usize).and_then(Option::as_ref).ok_or(())?;
+                if s == d {
+                    if let Some(lb) = a.loopback {
+                        links.push(lb);
+                        return Ok(None);
+                    }
+                }
+                let start = links.len();
+                for &l in a.up.iter().chain(z.backbone.iter()).chain(b.down.iter()) {
+                    if !links[start..].contains(&l) {
+                        links.push(l);
+                    }
+                }
+                Ok(None)
+            }
+            ZoneRouting::Floyd => self.floyd_route(z, s, d, links, depth),
+            ZoneRouting::Dijkstra => self.dijkstra_route(z, s, d, links, depth),
+        }
+    }
+
+    fn floyd_route(
+        &self,
+        z: &Zone,
+        s: u32,
+        d: u32,
+        links: &mut Vec<LinkId>,
+        depth: u32,
+    ) -> Res<Option<(NetPoint, NetPoint)>> {
+        let t = z.floyd.get_or_init(|| Arc::new(floyd_tables(z)));
+        let n = t.n;
+        let (s, d) = (s as usize, d as usize);
+        if s >= n || d >= n {
+            return Err(());
+        }
+        // Walk the predecessors back from dst (SimGrid's do-while: src == dst takes one hop).
+        let mut stack: Vec<u32> = Vec::new();
+        let mut cur = d;
+        loop {
+            let pred = t.pred[s * n + cur];
+            if pred == NONE || stack.len() > n {
+                return Err(());
+            }
+            stack.push(t.edge[pred as usize * n + cur]);
+            cur = pred as usize;
+            if cur == s {
+                break;
+            }
+        }
+        let recursive = z.has_child_zones;
+        let gateways = if recursive {
+            let first = stack
+                .last()
+                .and_then(|&e| z.edges.get(e as usize))
+                .and_then(|e| e.gateways);
+            let last = stack
+                .first()
+                .and_then(|&e| z.edges.get(e as usize))
+                .and_then(|e| e.gateways);
+            match (first, last) {
+                (Some((gs, _)), Some((_, gd))) => Some((gs, gd)),
+                _ => None,
+            }
+        } else {
+            None
+        };
+        let mut prev_gw_dst: Option<NetPoint> = None;
+        while let Some(e) = stack.pop() {
+            if e == LOOPBACK {
+                continue;
+            }
+            let edge = z.edges.get(e as usize).ok_or(())?;
+            if recursive {
+                if let (Some(prev), Some((gs, _))) = (prev_gw_dst, edge.gateways) {
+                    if prev != gs {
+                        self.global_route(prev, gs, links, depth + 1)?;
+                    }
+                }
+            }
+            links.extend_from_slice(&edge.links);
+            prev_gw_dst = edge.gateways.map(|g| g.1);
+        }
+        Ok(gateways)
+    }
+
+    fn dijkstra_route(
+        &self,
+        z: &Zone,
+        s: u32,
+        d: u32,
+        links: &mut Vec<LinkId>,
+        depth: u32,
+    ) -> Res<Option<(NetPoint, NetPoint)>> {
+        let g = z.graph.get_or_init(|| Arc::new(dijkstra_graph(z)));
+        let node = |v: u32| {
+            g.node_of_vertex
+                .get(v as usize)
+                .copied()
+                .filter(|&n| n != NONE)
+                .ok_or(())
+        };
+        let (sn, dn) = (node(s)?, node(d)?);
+        let edge_to = |from: u32, to: u32| g.out[from as usize].iter().find(|&&(t, _)| t == to).map(|&(_, e)| e);
+        if sn == dn {
+            let e = edge_to(sn, sn).ok_or(())?;
+            if e != LOOPBACK {
+                // SimGrid inserts each link at the front: the declared order comes out reversed.
+                links.extend(z.edges[e as usize].links.iter().rev());
+            }
+            return Ok(None);
+        }
+        let count = g.out.len();
+        let mut cost = vec![f64::MAX; count];
+        let mut pred = vec![0u32; count];
+        cost[sn as usize] = 0.0;
+        let mut queue = BinaryHeap::with_capacity(count);
+        for (i, &c) in cost.iter().enumerate() {
+            queue.push(Reverse((Cost(c), i as u32)));
+        }
+        while let Some(Reverse((_, v))) = queue.pop() {
+            let cv = cost[v as usize];
+            for &(u, e) in &g.out[v as usize] {
+                let cost_vu = if e == LOOPBACK {
+                    1.0
+                } else {
+                    z.edges[e as usize].links.len() as f64
+                };
+                if cost_vu + cv < cost[u as usize] {
+                    pred[u as usize] = v;
+                    cost[u as usize] = cost_vu + cv;
+                    queue.push(Reverse((Cost(cost[u as usize]), u)));
+                }
+            }
+        }
+        if cost[dn as usize] == f64::MAX {
+            return Err(());
+        }
+        let recursive = z.has_child_zones;
+        let mut out: VecDeque<LinkId> = VecDeque::new();
+        let mut v = dn;
+        let mut gw_src: Option<NetPoint> = None;
+        let mut first_gw: Option<NetPoint> = None;
+        let mut hops = 0usize;
+        while v != sn {
+            hops += 1;
+            if hops > count {
+                return Err(());
+            }
+            let p = pred[v as usize];
+            let e = edge_to(p, v).ok_or(())?;
+            let edge = if e == LOOPBACK {
+                None
+            } else {
+                Some(&z.edges[e as usize])
+            };
+            let prev_gw_src = gw_src;
+            let gws = edge.and_then(|e| e.gateways);
+            gw_src = gws.map(|g| g.0);
+            let gw_dst = gws.map(|g| g.1);
+            if v == dn {
+                first_gw = gw_dst;
+            }
+            if recursive && v != dn {
+                if let (Some(a), Some(b)) = (gw_dst, prev_gw_src) {
+                    if a != b {
+                        let mut between = Vec::new();
+                        self.global_route(a, b, &mut between, depth + 1)?;
+                        for &l in between.iter().rev() {
+                            out.push_front(l);
+                        }
+                    }
+                }
+            }
+            if let Some(edge) = edge {
+                for &l in &edge.links {
+                    out.push_front(l);
+                }
+            }
+            v = p;
+        }
+        links.extend(out);
+        Ok(match (recursive, gw_src, first_gw) {
+            (true, Some(a), Some(b)) => Some((a, b)),
+            _ => None,
+        })
+    }
+}
+
+/// SimGrid's FloydZone::do_seal: costs are link counts, loop order c, a, b with a strict `<`.
+fn floyd_tables(z: &Zone) -> FloydTables {
+    let n = z.vertices.len();
+    let mut cost = vec![f64::MAX; n * n];
+    let mut pred = vec![NONE; n * n];
+    let mut edge = vec![NONE; n * n];
+    for (i, e) in z.edges.iter().enumerate() {
+        let (a, b) = (e.src as usize, e.dst as usize);
+        cost[a * n + b] = e.links.len() as f64;
+        pred[a * n + b] = e.src;
+        edge[a * n + b] = i as u32;
+    }
+    if z.is_base() {
+        for i in 0..n {
+            if edge[i * n + i] == NONE {
+                cost[i * n + i] = 1.0;
+                pred[i * n + i] = i as u32;
+                edge[i * n + i] = LOOPBACK;
+            }
+        }
+    }
+    for c in 0..n {
+        for a in 0..n {
+            let ac = cost[a * n + c];
+            if ac == f64::MAX {
+                continue;
+            }
+            for b in 0..n {
+                let cb = cost[c * n + b];
+                let ab = cost[a * n + b];
+                if cb < f64::MAX && (ab == f64::MAX || ac + cb < ab) {
+                    cost[a * n + b] = ac + cb;
+                    pred[a * n + b] = pred[c * n + b];
+                }
+            }
+        }
+    }
+    FloydTables { n, pred, edge }
+}
+
+/// SimGrid's DijkstraZone graph: nodes in order of first appearance in a declared route,
+/// out-edges in declaration order, then a loopback self-edge per node lacking one (base mode).
+fn dijkstra_graph(z: &Zone) -> DijkstraGraph {
+    let mut node_of_vertex = vec![NONE; z.vertices.len()];
+    let mut out: Vec<Vec<(u32, u32)>> = Vec::new();
+    let mut node = |v: u32, out: &mut Vec<Vec<(u32, u32)>>| -> u32 {
+        let slot = &mut node_of_vertex[v as usize];
+        if *slot == NONE {
+            *slot = out.len() as u32;
+            out.push(Vec::new());
+        }
+        *slot
+    };
+    for (i, e) in z.edges.iter().enumerate() {
+        let a = node(e.src, &mut out);
+        let b = node(e.dst, &mut out);
+        out[a as usize].push((b, i as u32));
+    }
+    if z.is_base() {
+        for (i, edges) in out.iter_mut().enumerate() {
+            if !edges.iter().any(|&(t, _)| t == i as u32) {
+                edges.push((i as u32, LOOPBACK));
+            }
+        }
+    }
+    DijkstraGraph { node_of_vertex, out }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn l(ids: &[u32]) -> Vec<LinkId> {
+        ids.iter().map(|&i| LinkId(i)).collect()
+    }
+
+    fn h(i: u32) -> NetPoint {
+        NetPoint::Host(HostId(i))
+    }
+
+    #[test]
+    fn platforms_can_be_shared_between_threads() {
+        fn check<T: Clone + Send + Sync>() {}
+        check::<Routing>();
+        check::<crate::platform::Platform>();
+    }
+
+    #[test]
+    fn full_table_is_asymmetric_and_self_route_defaults_to_empty() {
+        let mut r = Routing::default();
+        r.add_route(HostId(0), HostId(1), l(&[1, 2]));
+        assert_eq!(r.route(HostId(0), HostId(1)).unwrap().links, l(&[1, 2]));
+        assert_eq!(r.route(HostId(1), HostId(0)), None);
+        assert_eq!(r.route(HostId(0), HostId(0)), Some(Route::default()));
+    }
+
+    #[test]
+    fn duplicate_zone_route_is_an_error() {
+        let mut r = Routing::default();
+        let root = r.root();
+        r.place_host(HostId(0), root).unwrap();
+        r.place_host(HostId(1), root).unwrap();
+        r.add_zone_route(root, h(0), h(1), l(&[1]), None).unwrap();
+        assert!(matches!(
+            r.add_zone_route(root, h(0), h(1), l(&[1]), None),
+            Err(RoutingError::DuplicateRoute { .. })
+        ));
+        assert_eq!(
+            r.add_zone_route(root, h(0), h(1), l(&[1]), Some((h(0), h(1)))),
+            Err(RoutingError::Gateways)
+        );
+    }
+
+    /// The graph of the SimGrid experiment quoted in `platforms/tests/routing.rs`: vertices
+    /// A, R2, B, R1 (declaration order); routes A-R1 [1], R1-B [2 3], A-R2 [4 5], R2-B [6],
+    /// A-B [7 8 9 10], all symmetrical.
+    fn tie_graph(kind: ZoneRouting) -> Routing {
+        let mut r = Routing::default();
+        r.configure_root("z", kind).unwrap();
+        let root = r.root();
+        r.place_host(HostId(0), root).unwrap();
+        let r2 = NetPoint::Router(r.add_router(root, "R2").unwrap());
+        r.place_host(HostId(1), root).unwrap();
+        let r1 = NetPoint::Router(r.add_router(root, "R1").unwrap());
+        let (a, b) = (h(0), h(1));
+        let both = |r: &mut Routing, x: NetPoint, y: NetPoint, ids: &[u32]| {
+            r.add_zone_route(root, x, y, l(ids), None).unwrap();
+            let mut back = l(ids);
+            back.reverse();
+            r.add_zone_route(root, y, x, back, None).unwrap();
+        };
+        both(&mut r, a, r1, &[1]);
+        both(&mut r, r1, b, &[2, 3]);
+        both(&mut r, a, r2, &[4, 5]);
+        both(&mut r, r2, b, &[6]);
+        both(&mut r, a, b, &[7, 8, 9, 10]);
+        r
+    }
+
+    #[test]
+    fn floyd_and_dijkstra_break_ties_like_simgrid() {
+        // SimGrid 3.32: Floyd A->B = l4 l5 l6, B->A = l6 l5 l4; Dijkstra A->B = l1 l3 l2,
+        // B->A = l6 l4 l5.
+        let f = tie_graph(ZoneRouting::Floyd);
+        assert_eq!(f.route(HostId(0), HostId(1)).unwrap().links, l(&[4, 5, 6]));
+        assert_eq!(f.route(HostId(1), HostId(0)).unwrap().links, l(&[6, 5, 4]));
+        assert_eq!(f.route(HostId(0), HostId(0)).unwrap().links, l(&[]));
+        let d = tie_graph(ZoneRouting::Dijkstra);
+        assert_eq!(d.route(HostId(0), HostId(1)).unwrap().links, l(&[1, 3, 2]));
+        assert_eq!(d.route(HostId(1), HostId(0)).unwrap().links, l(&[6, 4, 5]));
+        assert_eq!(d.route(HostId(0), HostId(0)).unwrap().links, l(&[]));
+    }
+
+    #[test]
+    fn star_zone_dedups_and_uses_loopback() {
+        let mut r = Routing::default();
+        let c = r.add_zone(r.root(), "c", ZoneRouting::Star).unwrap();
+        for i in 0..3 {
+            r.place_host(HostId(i), c).unwrap();
+        }
+        r.set_backbone(c, Some(LinkId(100))).unwrap();
+        // host 0: split-duplex (10 up, 11 down); host 1: shared link 20; host 2: shared + loopback.
+        r.set_star_links(c, h(0), l(&[10]), l(&[11]), None).unwrap();
+        r.set_star_links(c, h(1), l(&[20]), l(&[20]), None).unwrap();
+        r.set_star_links(c, h(2), l(&[30]), l(&[30]), Some(LinkId(31))).unwrap();
+        assert_eq!(r.route(HostId(0), HostId(1)).unwrap().links, l(&[10, 100, 20]));
+        assert_eq!(r.route(HostId(0), HostId(0)).unwrap().links, l(&[10, 100, 11]));
+        assert_eq!(r.route(HostId(1), HostId(1)).unwrap().links, l(&[20, 100]));
+        assert_eq!(r.route(HostId(2), HostId(2)).unwrap().links, l(&[31]));
+        assert_eq!(r.route(HostId(2), HostId(0)).unwrap().links, l(&[30, 100, 11]));
+    }
+
+    #[test]
+    fn zone_routes_go_through_gateways() {
+        let mut r = Routing::default();
+        let root = r.root();
+        let z1 = r.add_zone(root, "z1", ZoneRouting::Full).unwrap();
+        let z2 = r.add_zone(root, "z2", ZoneRouting::Full).unwrap();
+        r.place_host(HostId(0), z1).unwrap();
+        r.place_host(HostId(1), z1).unwrap();
+        r.place_host(HostId(2), z2).unwrap();
+        r.add_zone_route(z1, h(0), h(1), l(&[1]), None).unwrap();
+        r.add_zone_route(
+            root,
+            NetPoint::Zone(z1),
+            NetPoint::Zone(z2),
+            l(&[9]),
+            Some((h(1), h(2))),
+        )
+        .unwrap();
+        assert_eq!(r.route(HostId(0), HostId(2)).unwrap().links, l(&[1, 9]));
+        assert_eq!(r.route(HostId(1), HostId(2)).unwrap().links, l(&[9]));
+        assert_eq!(r.route(HostId(2), HostId(0)), None);
+        assert!(matches!(
+            r.add_zone_route(
+                root,
+                NetPoint::Zone(z2),
+                NetPoint::Zone(z1),
+                l(&[9]),
+                Some((h(1), h(0)))
+            ),
+            Err(RoutingError::GatewayOutside { .. })
+        ));
     }
 }

@@ -153,11 +153,18 @@ impl MaxMinSystem {
     }
 
     /// Makes `v` consume `weight` per unit of value on `c`. Expanding twice on the same
-    /// constraint adds the weights (a link on both the route and the reverse route).
+    /// constraint combines the weights as the constraint combines usages: they add up on a
+    /// SHARED constraint (a link on both the route and the reverse route: 1.05) and the larger
+    /// one is kept on a FATPIPE (SimGrid's `expand_add`).
     pub fn expand(&mut self, v: VariableId, c: ConstraintId, weight: f64) {
         let var = &self.vars[v.0 as usize];
         if let Some(&(_, pos)) = var.elems.iter().find(|(cc, _)| *cc == c) {
-            self.cons[c.0 as usize].elems[pos as usize].1 += weight;
+            let cons = &mut self.cons[c.0 as usize];
+            let current = &mut cons.elems[pos as usize].1;
+            *current = match cons.sharing {
+                Sharing::Shared => *current + weight,
+                Sharing::Fatpipe => current.max(weight),
+            };
         } else {
             let cons = &mut self.cons[c.0 as usize];
             let var_pos = self.vars[v.0 as usize].elems.len() as u32;
@@ -395,7 +402,11 @@ impl MaxMinSystem {
                     match cons.sharing {
                         Sharing::Shared => {
                             cons.remaining -= w * value;
-                            cons.usage = if cons.unfixed == 0 { 0.0 } else { cons.usage - w / penalty };
+                            cons.usage = if cons.unfixed == 0 {
+                                0.0
+                            } else {
+                                cons.usage - w / penalty
+                            };
                         }
                         Sharing::Fatpipe => {
                             let vars = &self.vars;

@@ -201,3 +201,15 @@ fn bound_only_variable_without_constraints_gets_its_bound() {
     solve(&mut sys);
     assert_eq!(sys.value(a), 7.0);
 }
+
+#[test]
+fn fatpipe_keeps_the_larger_weight_when_expanded_twice() {
+    // SimGrid's expand_add on a FATPIPE keeps max(1, 0.05) = 1: alone on C = 100, x = 100.
+    let mut sys = MaxMinSystem::new();
+    let pipe = sys.add_constraint(100.0, Sharing::Fatpipe);
+    let a = sys.add_variable(1.0, f64::INFINITY);
+    sys.expand(a, pipe, 1.0);
+    sys.expand(a, pipe, 0.05);
+    solve(&mut sys);
+    assert_eq!(sys.value(a), 100.0);
+}

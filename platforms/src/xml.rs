@@ -1,0 +1,1132 @@
+//! SimGrid XML platforms (DTD v4.1, as SimGrid 3.32 reads them) -> [`Platform`].
+//!
+//! Supported: `platform` (version 4 or 4.1), `config`/`prop`, `zone` with routing `Full`,
+//! `Floyd`, `Dijkstra`, `DijkstraCache` or `Cluster`, `host` (+ `prop`, `disk`), `router`,
+//! `link`, `route`, `zoneRoute`, `link_ctn`, `cluster` (FLAT topology), `host_link` and
+//! `backbone` (in `routing="Cluster"` zones), `trace` and `trace_connect`. What each becomes is
+//! documented on the functions below and in `platforms/README.md`; so is the short list of
+//! elements and attributes that SimGrid accepts and this importer ignores. Everything else is an
+//! error that names the file, the line, the element and the attribute.
+
+use std::collections::BTreeMap;
+
+use roxmltree::{Document, Node, NodeType, ParsingOptions};
+use sim_core::platform::{Disk, DiskModel, Host, NetPoint, Platform, ZoneId, ZoneRouting};
+use sim_core::profile::Profile;
+
+use crate::builder::{parse_radicals, Builder, ClusterPart, ClusterSpec, Direction, LinkPolicy, LinkProfiles};
+use crate::error::{ErrorKind, Field, PlatformError};
+use crate::profile_text::{parse_profile, parse_profile_with_periodicity};
+use crate::units::{self, Quantity};
+use crate::FileResolver;
+
+/// Deepest zone nesting accepted (guards the recursive descent).
+const MAX_NESTING: usize = 64;
+
+/// Parses a SimGrid v4.1 XML platform. `file` names the platform in error messages; `files`
+/// reads the files it references (`speed_file`, `state_file`, `bandwidth_file`, `latency_file`,
+/// `<trace file=..>`), by the name written in the platform.
+pub fn parse_simgrid_xml(text: &str, file: &str, files: &mut dyn FileResolver) -> Result<Platform, PlatformError> {
+    let options = ParsingOptions {
+        allow_dtd: true,
+        ..ParsingOptions::default()
+    };
+    let doc = Document::parse_with_options(text, options).map_err(|e| PlatformError {
+        file: file.to_string(),
+        line: Some(e.pos().row as usize),
+        element: None,
+        field: None,
+        kind: ErrorKind::Xml(e.to_string()),
+    })?;
+    let mut ctx = Ctx {
+        doc: &doc,
+        file,
+        files,
+        b: Builder::new(),
+        traces: BTreeMap::new(),
+        connects: Vec::new(),
+        root_seen: false,
+    };
+    let root = doc.root_element();
+    if root.tag_name().name() != "platform" || root.tag_name().namespace().is_some() {
+        return Err(ctx.err(
+            root,
+            "document".into(),
+            None,
+            ErrorKind::UnknownElement(root.tag_name().name().into()),
+        ));
+    }
+    ctx.platform(root)?;
+    ctx.apply_connects()?;
+    Ok(ctx.b.finish())
+}
+
+struct Connect {
+    kind: String,
+    trace: String,
+    element: String,
+    line: usize,
+    desc: String,
+}
+
+struct Ctx<'a, 'input> {
+    doc: &'a Document<'input>,
+    file: &'a str,
+    files: &'a mut dyn FileResolver,
+    b: Builder,
+    traces: BTreeMap<String, Profile>,
+    connects: Vec<Connect>,
+    root_seen: bool,
+}
+
+type Res<T> = Result<T, PlatformError>;
+
+fn tag<'n>(node: Node<'n, '_>) -> &'n str {
+    node.tag_name().name()
+}
+
+/// `host 'foo'`, `route 'A' -> 'B'`, ... for error messages.
+fn describe(node: Node) -> String {
+    let name = tag(node);
+    match name {
+        "route" | "zoneRoute" => format!(
+            "{name} '{}' -> '{}'",
+            node.attribute("src").unwrap_or("?"),
+            node.attribute("dst").unwrap_or("?")
+        ),
+        "link_ctn" => match node.parent_element() {
+            Some(parent) => format!("link_ctn in {}", describe(parent)),
+            None => "link_ctn".into(),
+        },
+        "prop" => match node.parent_element() {
+            Some(parent) => format!("prop '{}' of {}", node.attribute("id").unwrap_or("?"), describe(parent)),
+            None => "prop".into(),
+        },
+        "trace_connect" => format!(
+            "trace_connect '{}' -> '{}'",
+            node.attribute("trace").unwrap_or("?"),
+            node.attribute("element").unwrap_or("?")
+        ),
+        _ => match node.attribute("id") {
+            Some(id) => format!("{name} '{id}'"),
+            None => format!("<{name}>"),
+        },
+    }
+}
+
+impl<'a, 'input> Ctx<'a, 'input> {
+    fn line_at(&self, pos: usize) -> usize {
+        self.doc.text_pos_at(pos).row as usize
+    }
+
+    /// An error about `node`; with `field`, on the attribute's own line when it exists.
+    fn err(&self, node: Node, element: String, field: Option<&str>, kind: ErrorKind) -> PlatformError {
+        let pos = field
+            .and_then(|f| node.attributes().find(|a| a.name() == f && a.namespace().is_none()))
+            .map_or(node.range().start, |a| a.range().start);
+        PlatformError {
+            file: self.file.to_string(),
+            line: Some(self.line_at(pos)),
+            element: Some(element),
+            field: field.map(|f| Field::Attribute(f.to_string())),
+            kind,
+        }
+    }
+
+    fn err_at(&self, node: Node, field: Option<&str>, kind: ErrorKind) -> PlatformError {
+        self.err(node, describe(node), field, kind)
+    }
+
+    fn check_attrs(&self, node: Node, allowed: &[&str]) -> Res<()> {
+        for a in node.attributes() {
+            if a.namespace().is_some() || !allowed.contains(&a.name()) {
+                return Err(PlatformError {
+                    file: self.file.to_string(),
+                    line: Some(self.line_at(a.range().start)),
+                    element: Some(describe(node)),
+                    field: Some(Field::Attribute(a.name().to_string())),
+                    kind: ErrorKind::UnknownAttribute,
+                });
+            }
+        }
+        Ok(())
+    }
+
+    fn req<'n, 'i: 'n>(&self, node: Node<'n, 'i>, name: &str) -> Res<&'n str> {
+        node.attribute(name)
+            .ok_or_else(|| self.err_at(node, Some(name), ErrorKind::Missing))
+    }
+
+    /// An optional attribute; an empty value counts as absent (SimGrid's DTD defaults are "").
+    fn opt<'n, 'i: 'n>(&self, node: Node<'n, 'i>, name: &str) -> Option<&'n str> {
+        node.attribute(name).filter(|v| !v.trim().is_empty())
+    }
+
+    fn quantity(&self, node: Node, name: &str, value: &str, q: Quantity) -> Res<f64> {
+        units::parse(value, q).map_err(|e| self.err_at(node, Some(name), ErrorKind::BadUnit(e)))
+    }
+
+    fn positive(&self, node: Node, name: &str, value: f64) -> Res<f64> {
+        if value > 0.0 {
+            Ok(value)
+        } else {
+            Err(self.err_at(node, Some(name), ErrorKind::NotPositive(value.to_string())))
+        }
+    }
+
+    fn non_negative(&self, node: Node, name: &str, value: f64) -> Res<f64> {
+        if value >= 0.0 {
+            Ok(value)
+        } else {
+            Err(self.err_at(node, Some(name), ErrorKind::Negative(value.to_string())))
+        }
+    }
+
+    fn integer(&self, node: Node, name: &str, value: &str, min: i64) -> Res<i64> {
+        let v: i64 = value.trim().parse().map_err(|_| {
+            self.err_at(
+                node,
+                Some(name),
+                ErrorKind::BadValue {
+                    value: value.into(),
+                    reason: "expected an integer".into(),
+                },
+            )
+        })?;
+        if v < min {
+            return Err(self.err_at(
+                node,
+                Some(name),
+                ErrorKind::BadValue {
+                    value: value.into(),
+                    reason: format!("must be at least {min}"),
+                },
+            ));
+        }
+        Ok(v)
+    }
+
+    fn choice<'v>(&self, node: Node, name: &str, value: &'v str, allowed: &[&str]) -> Res<&'v str> {
+        if allowed.contains(&value) {
+            Ok(value)
+        } else {
+            Err(self.err_at(
+                node,
+                Some(name),
+                ErrorKind::BadValue {
+                    value: value.into(),
+                    reason: format!("expected one of {}", allowed.join(", ")),
+                },
+            ))
+        }
+    }
+
+    fn symmetrical(&self, node: Node) -> Res<bool> {
+        match node.attribute("symmetrical") {
+            None => Ok(true),
+            Some(v) => Ok(matches!(
+                self.choice(node, "symmetrical", v, &["YES", "NO", "yes", "no"])?,
+                "YES" | "yes"
+            )),
+        }
+    }
+
+    /// The element children of `node`; text other than whitespace is an error.
+    fn elements<'n, 'i: 'n>(&self, node: Node<'n, 'i>) -> Res<Vec<Node<'n, 'i>>> {
+        let mut out = Vec::new();
+        for child in node.children() {
+            match child.node_type() {
+                NodeType::Element => {
+                    if child.tag_name().namespace().is_some() {
+                        return Err(self.misplaced(child, node));
+                    }
+                    out.push(child)
+                }
+                NodeType::Text if child.text().is_some_and(|t| !t.trim().is_empty()) => {
+                    return Err(PlatformError {
+                        file: self.file.to_string(),
+                        line: Some(self.line_at(child.range().start)),
+                        element: Some(describe(node)),
+                        field: None,
+                        kind: ErrorKind::BadValue {
+                            value: child.text().unwrap_or("").trim().chars().take(40).collect(),
+                            reason: "unexpected text".into(),
+                        },
+                    });
+                }
+                _ => {}
+            }
+        }
+        Ok(out)
+    }
+
+    fn misplaced(&self, child: Node, parent: Node) -> PlatformError {
+        let known = [
+            "platform",
+            "config",
+            "prop",
+            "zone",
+            "cluster",
+            "host",
+            "disk",
+            "router",
+            "link",
+            "route",
+            "zoneRoute",
+            "link_ctn",
+            "host_link",
+            "backbone",
+            "trace",
+            "trace_connect",
+            "actor",
+            "process",
+            "argument",
+        ];
+        let name = tag(child);
+        let kind = if known.contains(&name) {
+            ErrorKind::MisplacedElement {
+                child: name.into(),
+                parent: tag(parent).into(),
+            }
+        } else if matches!(
+            name,
+            "include" | "bypassRoute" | "bypassZoneRoute" | "bypassASroute" | "random" | "cabinet" | "peer"
+        ) {
+            ErrorKind::Unsupported(format!("<{name}>"))
+        } else if matches!(name, "AS" | "ASroute") {
+            ErrorKind::Unsupported(format!(
+                "<{name}> (platform v4.0): convert the file with simgrid_update_xml"
+            ))
+        } else {
+            ErrorKind::UnknownElement(name.into())
+        };
+        // Blame the parent element, on the child's line.
+        PlatformError {
+            file: self.file.to_string(),
+            line: Some(self.line_at(child.range().start)),
+            element: Some(describe(parent)),
+            field: None,
+            kind,
+        }
+    }
+
+    fn no_children(&self, node: Node) -> Res<()> {
+        match self.elements(node)?.first() {
+            Some(&child) => Err(self.misplaced(child, node)),
+            None => Ok(()),
+        }
+    }
+
+    /// Reads and parses a profile file named by attribute `name` of `node`.
+    fn profile_file(&mut self, node: Node, name: &str) -> Res<Option<Profile>> {
+        let Some(path) = self.opt(node, name) else {
+            return Ok(None);
+        };
+        let text = self.files.read_to_string(path).map_err(|message| {
+            self.err_at(
+                node,
+                Some(name),
+                ErrorKind::ReadFile {
+                    path: path.into(),
+                    message,
+                },
+            )
+        })?;
+        let profile = parse_profile(&text).map_err(|e| {
+            self.err_at(
+                node,
+                Some(name),
+                ErrorKind::Profile {
+                    path: path.into(),
+                    line: e.line,
+                    message: e.message,
+                },
+            )
+        })?;
+        Ok(Some(profile))
+    }
+
+    // ----- elements --------------------------------------------------------------------------
+
+    fn platform(&mut self, node: Node) -> Res<()> {
+        self.check_attrs(node, &["version"])?;
+        let version = node.attribute("version").unwrap_or("0.0");
+        if !matches!(version.trim(), "4" | "4.0" | "4.1") {
+            return Err(self.err_at(
+                node,
+                Some("version"),
+                ErrorKind::Unsupported(format!(
+                    "platform version {version}: this importer reads versions 4 and 4.1 (older files can be \
+                     converted with SimGrid's simgrid_update_xml)"
+                )),
+            ));
+        }
+        for child in self.elements(node)? {
+            match tag(child) {
+                "config" => self.config(child)?,
+                "zone" | "cluster" => {
+                    if self.root_seen {
+                        return Err(self.err_at(
+                            child,
+                            None,
+                            ErrorKind::Routing("a platform has exactly one top-level zone".into()),
+                        ));
+                    }
+                    self.root_seen = true;
+                    if tag(child) == "zone" {
+                        self.zone(child, None, 0)?
+                    } else {
+                        self.cluster(child, None)?
+                    }
+                }
+                "trace" => self.trace(child)?,
+                "trace_connect" => self.trace_connect(child)?,
+                // Deployment inside a platform file: not part of the platform.
+                "actor" | "process" => {}
+                _ => return Err(self.misplaced(child, node)),
+            }
+        }
+        if !self.root_seen {
+            return Err(self.err_at(node, None, ErrorKind::Routing("the platform has no <zone>".into())));
+        }
+        Ok(())
+    }
+
+    fn config(&mut self, node: Node) -> Res<()> {
+        self.check_attrs(node, &["id"])?;
+        for child in self.elements(node)? {
+            if tag(child) != "prop" {
+                return Err(self.misplaced(child, node));
+            }
+            let (id, value) = self.prop(child)?;
+            self.b.platform.config.insert(id, value);
+        }
+        Ok(())
+    }
+
+    fn prop(&self, node: Node) -> Res<(String, String)> {
+        self.check_attrs(node, &["id", "value"])?;
+        self.no_children(node)?;
+        Ok((self.req(node, "id")?.to_string(), self.req(node, "value")?.to_string()))
+    }
+
+    fn zone(&mut self, node: Node, parent: Option<ZoneId>, depth: usize) -> Res<()> {
+        self.check_attrs(node, &["id", "routing"])?;
+        let id = self.req(node, "id")?;
+        let routing = node.attribute("routing").unwrap_or("None");
+        let kind = match routing {
+            "Full" => ZoneRouting::Full,
+            "Floyd" => ZoneRouting::Floyd,
+            "Dijkstra" | "DijkstraCache" => ZoneRouting::Dijkstra,
+            "Cluster" => ZoneRouting::Star,
+            "None" | "Vivaldi" | "ClusterTorus" | "ClusterFatTree" | "ClusterDragonfly" | "Wifi" | "Star" => {
+                return Err(self.err_at(
+                    node,
+                    Some("routing"),
+                    ErrorKind::Unsupported(format!("routing=\"{routing}\"")),
+                ))
+            }
+            _ => {
+                return Err(self.err_at(
+                    node,
+                    Some("routing"),
+                    ErrorKind::BadValue {
+                        value: routing.into(),
+                        reason: "expected Full, Floyd, Dijkstra, DijkstraCache or Cluster".into(),
+                    },
+                ))
+            }
+        };
+        if depth > MAX_NESTING {
+            return Err(self.err_at(
+                node,
+                None,
+                ErrorKind::Unsupported(format!("zones nested deeper than {MAX_NESTING}")),
+            ));
+        }
+        let zone = match parent {
+            Some(p) => self.b.add_zone(p, id, kind),
+            None => self.b.configure_root(id, kind),
+        }
+        .map_err(|e| self.err_at(node, Some("id"), e))?;
+        let star = kind == ZoneRouting::Star;
+        for child in self.elements(node)? {
+            match tag(child) {
+                "host" => self.host(child, zone)?,
+                "router" => self.router(child, zone)?,
+                "link" => self.link(child)?,
+                "route" if !star => self.route(child, zone)?,
+                "zoneRoute" if !star => self.zone_route(child, zone)?,
+                "zone" if !star => self.zone(child, Some(zone), depth + 1)?,
+                "cluster" if !star => self.cluster(child, Some(zone))?,
+                "host_link" if star => self.host_link(child, zone)?,
+                "backbone" if star => self.backbone(child, zone)?,
+                // Zone properties: SimGrid stores them on the zone; gridsim has no use for them.
+                "prop" => {
+                    self.prop(child)?;
+                }
+                "trace" => self.trace(child)?,
+                "trace_connect" => self.trace_connect(child)?,
+                _ => return Err(self.misplaced(child, node)),
+            }
+        }
+        Ok(())
+    }
+
+    /// `<host id speed [core] [pstate] [speed_file|availability_file] [state_file]
+    /// [coordinates]>` with `<prop>` and `<disk>` children. `speed` may list several pstates
+    /// separated by commas; the one selected by `pstate` (default 0) is the host's speed. Props
+    /// `memory` and `io_buffer` (SimGrid sizes, e.g. `4GiB`) also fill `memory_bytes` and
+    /// `io_buffer_bytes`. `coordinates` (Vivaldi) is ignored.
+    fn host(&mut self, node: Node, zone: ZoneId) -> Res<()> {
+        self.check_attrs(
+            node,
+            &[
+                "id",
+                "speed",
+                "core",
+                "pstate",
+                "speed_file",
+                "availability_file",
+                "state_file",
+                "coordinates",
+            ],
+        )?;
+        let id = self.req(node, "id")?;
+        let speed_list = self.req(node, "speed")?;
+        let mut speeds = Vec::new();
+        for part in speed_list.split(',') {
+            let speed = self.quantity(node, "speed", part, Quantity::Speed)?;
+            speeds.push(self.positive(node, "speed", speed)?);
+        }
+        let pstate = match node.attribute("pstate") {
+            Some(v) => self.integer(node, "pstate", v, 0)? as usize,
+            None => 0,
+        };
+        let Some(&speed) = speeds.get(pstate) else {
+            return Err(self.err_at(
+                node,
+                Some("pstate"),
+                ErrorKind::BadValue {
+                    value: pstate.to_string(),
+                    reason: format!("the host has {} pstate(s)", speeds.len()),
+                },
+            ));
+        };
+        let mut host = Host::new(id, speed);
+        if let Some(core) = node.attribute("core") {
+            host.cores = self.integer(node, "core", core, 1)?.min(u32::MAX as i64) as u32;
+        }
+        if self.opt(node, "speed_file").is_some() && self.opt(node, "availability_file").is_some() {
+            return Err(self.err_at(
+                node,
+                Some("availability_file"),
+                ErrorKind::Conflict("speed_file".into()),
+            ));
+        }
+        host.speed_profile = match self.profile_file(node, "speed_file")? {
+            Some(p) => Some(p),
+            None => self.profile_file(node, "availability_file")?,
+        };
+        host.state_profile = self.profile_file(node, "state_file")?;
+        let mut disks = Vec::new();
+        for child in self.elements(node)? {
+            match tag(child) {
+                "prop" => {
+                    let (key, value) = self.prop(child)?;
+                    let size = || -> Res<f64> {
+                        let v = self.quantity(child, "value", &value, Quantity::Size)?;
+                        self.non_negative(child, "value", v)
+                    };
+                    match key.as_str() {
+                        "memory" => host.memory_bytes = Some(self.positive(child, "value", size()?)?),
+                        "io_buffer" => host.io_buffer_bytes = Some(size()?),
+                        _ => {}
+                    }
+                    if host.properties.insert(key.clone(), value).is_some() {
+                        return Err(self.err_at(
+                            child,
+                            Some("id"),
+                            ErrorKind::Duplicate {
+                                kind: "prop",
+                                name: key,
+                            },
+                        ));
+                    }
+                }
+                "disk" => disks.push(self.disk(child)?),
+                _ => return Err(self.misplaced(child, node)),
+            }
+        }
+        let host_id = self
+            .b
+            .add_host(zone, host)
+            .map_err(|e| self.err_at(node, Some("id"), e))?;
+        let mut names: Vec<String> = Vec::new();
+        for (child, name, model) in disks {
+            if names.contains(&name) {
+                return Err(self.err_at(child, Some("id"), ErrorKind::Duplicate { kind: "disk", name }));
+            }
+            names.push(name.clone());
+            self.b.platform.add_disk(Disk {
+                name,
+                host: host_id,
+                model,
+            });
+        }
+        Ok(())
+    }
+
+    /// `<disk id read_bw write_bw>`: a SimGrid disk (max-min shared reads and writes). Its `prop`
+    /// children (e.g. `size`, `mount`) are checked and ignored.
+    fn disk<'n, 'i: 'n>(&self, node: Node<'n, 'i>) -> Res<(Node<'n, 'i>, String, DiskModel)> {
+        self.check_attrs(node, &["id", "read_bw", "write_bw"])?;
+        let id = self.req(node, "id")?;
+        let bw = |name: &str| -> Res<f64> {
+            let v = self.quantity(node, name, self.req(node, name)?, Quantity::Bandwidth)?;
+            self.positive(node, name, v)
+        };
+        let (read_bw, write_bw) = (bw("read_bw")?, bw("write_bw")?);
+        for child in self.elements(node)? {
+            if tag(child) != "prop" {
+                return Err(self.misplaced(child, node));
+            }
+            self.prop(child)?;
+        }
+        Ok((node, id.to_string(), DiskModel::Shared { read_bw, write_bw }))
+    }
+
+    fn router(&mut self, node: Node, zone: ZoneId) -> Res<()> {
+        self.check_attrs(node, &["id", "coordinates"])?;
+        self.no_children(node)?;
+        let id = self.req(node, "id")?;
+        self.b
+            .add_router(zone, id)
+            .map_err(|e| self.err_at(node, Some("id"), e))?;
+        Ok(())
+    }
+
+    fn policy(&self, node: Node, name: &str, allowed: &[&str]) -> Res<Option<LinkPolicy>> {
+        let Some(value) = node.attribute(name) else {
+            return Ok(None);
+        };
+        if value == "WIFI" || value == "NONLINEAR" {
+            return Err(self.err_at(node, Some(name), ErrorKind::Unsupported(format!("{name}=\"{value}\""))));
+        }
+        let value = self.choice(node, name, value, allowed)?;
+        Ok(LinkPolicy::parse(value))
+    }
+
+    /// `<link id bandwidth [latency=0] [sharing_policy] [bandwidth_file] [latency_file]
+    /// [state_file]>`. SimGrid 3.32 requires `latency`; here it defaults to 0. `prop` children are
+    /// checked and ignored.
+    fn link(&mut self, node: Node) -> Res<()> {
+        self.check_attrs(
+            node,
+            &[
+                "id",
+                "bandwidth",
+                "latency",
+                "sharing_policy",
+                "bandwidth_file",
+                "latency_file",
+                "state_file",
+            ],
+        )?;
+        let id = self.req(node, "id")?;
+        let bw_text = self.req(node, "bandwidth")?;
+        if bw_text.contains(',') {
+            return Err(self.err_at(
+                node,
+                Some("bandwidth"),
+                ErrorKind::Unsupported("several bandwidths (WIFI links)".into()),
+            ));
+        }
+        let bandwidth = self.quantity(node, "bandwidth", bw_text, Quantity::Bandwidth)?;
+        let bandwidth = self.positive(node, "bandwidth", bandwidth)?;
+        let latency = match self.opt(node, "latency") {
+            Some(v) => self.quantity(node, "latency", v, Quantity::Time)?,
+            None => 0.0,
+        };
+        let latency = self.non_negative(node, "latency", latency)?;
+        let policy = self
+            .policy(node, "sharing_policy", &["SHARED", "SPLITDUPLEX", "FATPIPE"])?
+            .unwrap_or(LinkPolicy::Shared);
+        let profiles = LinkProfiles {
+            bandwidth: self.profile_file(node, "bandwidth_file")?,
+            latency: self.profile_file(node, "latency_file")?,
+            state: self.profile_file(node, "state_file")?,
+        };
+        for child in self.elements(node)? {
+            if tag(child) != "prop" {
+                return Err(self.misplaced(child, node));
+            }
+            self.prop(child)?;
+        }
+        self.b
+            .add_link(id, bandwidth, latency, policy, profiles)
+            .map_err(|e| self.err_at(node, Some("id"), e))?;
+        Ok(())
+    }
+
+    fn link_list(&self, node: Node) -> Res<Vec<sim_core::platform::LinkId>> {
+        let mut links = Vec::new();
+        for child in self.elements(node)? {
+            if tag(child) != "link_ctn" {
+                return Err(self.misplaced(child, node));
+            }
+            self.check_attrs(child, &["id", "direction"])?;
+            self.no_children(child)?;
+            let id = self.req(child, "id")?;
+            let direction = match node_direction(child) {
+                Some(d) => match self.choice(child, "direction", d, &["UP", "DOWN", "NONE"])? {
+                    "UP" => Some(Direction::Up),
+                    "DOWN" => Some(Direction::Down),
+                    _ => None,
+                },
+                None => None,
+            };
+            links.push(
+                self.b
+                    .resolve_link(id, direction)
+                    .map_err(|e| self.err_at(child, Some("id"), e))?,
+            );
+        }
+        Ok(links)
+    }
+
+    /// A host or router directly inside `zone`, named by attribute `name`.
+    fn point_in(&self, node: Node, name: &str, zone: ZoneId) -> Res<NetPoint> {
+        let value = self.req(node, name)?;
+        let point = self
+            .b
+            .netpoint(value)
+            .filter(|p| !matches!(p, NetPoint::Zone(_)))
+            .ok_or_else(|| {
+                self.err_at(
+                    node,
+                    Some(name),
+                    ErrorKind::Unknown {
+                        kind: "host or router",
+                        name: value.into(),
+                    },
+                )
+            })?;
+        if self.b.platform.routing.zone_of(point) != Some(zone) {
+            return Err(self.err_at(
+                node,
+                Some(name),
+                ErrorKind::Routing(format!(
+                    "'{value}' is not directly inside zone '{}'",
+                    self.b.platform.routing.zone_name(zone)
+                )),
+            ));
+        }
+        Ok(point)
+    }
+
+    /// `<route src dst [symmetrical=YES]>` of `<link_ctn id [direction]>`.
+    fn route(&mut self, node: Node, zone: ZoneId) -> Res<()> {
+        self.check_attrs(node, &["src", "dst", "symmetrical"])?;
+        let src = self.point_in(node, "src", zone)?;
+        let dst = self.point_in(node, "dst", zone)?;
+        let symmetrical = self.symmetrical(node)?;
+        let links = self.link_list(node)?;
+        self.b
+            .add_route(zone, src, dst, links, None, symmetrical)
+            .map_err(|e| self.err_at(node, None, e))
+    }
+
+    /// `<zoneRoute src dst gw_src gw_dst [symmetrical=YES]>` between two child zones.
+    fn zone_route(&mut self, node: Node, zone: ZoneId) -> Res<()> {
+        self.check_attrs(node, &["src", "dst", "gw_src", "gw_dst", "symmetrical"])?;
+        let child_zone = |name: &str| -> Res<ZoneId> {
+            let value = self.req(node, name)?;
+            match self.b.netpoint(value) {
+                Some(NetPoint::Zone(z)) if self.b.platform.routing.zone_parent(z) == Some(zone) => Ok(z),
+                Some(NetPoint::Zone(_)) => Err(self.err_at(
+                    node,
+                    Some(name),
+                    ErrorKind::Routing(format!(
+                        "zone '{value}' is not a direct child of zone '{}'",
+                        self.b.platform.routing.zone_name(zone)
+                    )),
+                )),
+                _ => Err(self.err_at(
+                    node,
+                    Some(name),
+                    ErrorKind::Unknown {
+                        kind: "zone",
+                        name: value.into(),
+                    },
+                )),
+            }
+        };
+        let (src, dst) = (child_zone("src")?, child_zone("dst")?);
+        let gateway = |name: &str, z: ZoneId| -> Res<NetPoint> {
+            let value = self.req(node, name)?;
+            let point = self
+                .b
+                .netpoint(value)
+                .filter(|p| !matches!(p, NetPoint::Zone(_)))
+                .ok_or_else(|| {
+                    self.err_at(
+                        node,
+                        Some(name),
+                        ErrorKind::Unknown {
+                            kind: "host or router",
+                            name: value.into(),
+                        },
+                    )
+                })?;
+            if !self.b.platform.routing.is_inside(point, z) {
+                return Err(self.err_at(
+                    node,
+                    Some(name),
+                    ErrorKind::Routing(format!(
+                        "gateway '{value}' is not inside zone '{}'",
+                        self.b.platform.routing.zone_name(z)
+                    )),
+                ));
+            }
+            Ok(point)
+        };
+        let gw_src = gateway("gw_src", src)?;
+        let gw_dst = gateway("gw_dst", dst)?;
+        let symmetrical = self.symmetrical(node)?;
+        let links = self.link_list(node)?;
+        self.b
+            .add_route(
+                zone,
+                NetPoint::Zone(src),
+                NetPoint::Zone(dst),
+                links,
+                Some((gw_src, gw_dst)),
+                symmetrical,
+            )
+            .map_err(|e| self.err_at(node, None, e))
+    }
+
+    /// `<host_link id up down>` in a `routing="Cluster"` zone: the host's private links (names of
+    /// stored links, e.g. `l_UP` and `l_DOWN`).
+    fn host_link(&mut self, node: Node, zone: ZoneId) -> Res<()> {
+        self.check_attrs(node, &["id", "up", "down"])?;
+        self.no_children(node)?;
+        let host = self.point_in(node, "id", zone)?;
+        let link = |name: &str| -> Res<sim_core::platform::LinkId> {
+            let value = self.req(node, name)?;
+            self.b
+                .resolve_link(value, None)
+                .map_err(|e| self.err_at(node, Some(name), e))
+        };
+        let (up, down) = (link("up")?, link("down")?);
+        self.b
+            .set_star_links(zone, host, vec![up], vec![down], None)
+            .map_err(|e| self.err_at(node, Some("id"), e))
+    }
+
+    /// `<backbone id bandwidth latency>` in a `routing="Cluster"` zone (a SHARED link).
+    fn backbone(&mut self, node: Node, zone: ZoneId) -> Res<()> {
+        self.check_attrs(node, &["id", "bandwidth", "latency"])?;
+        self.no_children(node)?;
+        let id = self.req(node, "id")?;
+        let bw = self.quantity(node, "bandwidth", self.req(node, "bandwidth")?, Quantity::Bandwidth)?;
+        let bw = self.positive(node, "bandwidth", bw)?;
+        let lat = match self.opt(node, "latency") {
+            Some(v) => self.quantity(node, "latency", v, Quantity::Time)?,
+            None => 0.0,
+        };
+        let lat = self.non_negative(node, "latency", lat)?;
+        let (link, _) = self
+            .b
+            .add_link(id, bw, lat, LinkPolicy::Shared, LinkProfiles::default())
+            .map_err(|e| self.err_at(node, Some("id"), e))?;
+        self.b.set_backbone(zone, link).map_err(|e| self.err_at(node, None, e))
+    }
+
+    /// An optional bandwidth/latency pair that creates a link when either is positive (SimGrid's
+    /// rule for backbones and loopbacks); the bandwidth must then be positive.
+    fn optional_link(&self, node: Node, bw_name: &str, lat_name: &str) -> Res<Option<(f64, f64)>> {
+        let bw = match self.opt(node, bw_name) {
+            Some(v) => self.non_negative(node, bw_name, self.quantity(node, bw_name, v, Quantity::Bandwidth)?)?,
+            None => 0.0,
+        };
+        let lat = match self.opt(node, lat_name) {
+            Some(v) => self.non_negative(node, lat_name, self.quantity(node, lat_name, v, Quantity::Time)?)?,
+            None => 0.0,
+        };
+        if bw > 0.0 || lat > 0.0 {
+            Ok(Some((self.positive(node, bw_name, bw)?, lat)))
+        } else {
+            Ok(None)
+        }
+    }
+
+    /// `<cluster>`: a Star zone expanded as SimGrid 3.32 does (see
+    /// [`Builder::fill_cluster`]). Only `topology="FLAT"`; `topo_parameters` is then ignored, as
+    /// are `prop` children (zone properties).
+    fn cluster(&mut self, node: Node, parent: Option<ZoneId>) -> Res<()> {
+        self.check_attrs(
+            node,
+            &[
+                "id",
+                "prefix",
+                "suffix",
+                "radical",
+                "speed",
+                "core",
+                "bw",
+                "lat",
+                "sharing_policy",
+                "topology",
+                "topo_parameters",
+                "bb_bw",
+                "bb_lat",
+                "bb_sharing_policy",
+                "router_id",
+                "limiter_link",
+                "loopback_bw",
+                "loopback_lat",
+            ],
+        )?;
+        let id = self.req(node, "id")?.to_string();
+        let prefix = self.req(node, "prefix")?.to_string();
+        let suffix = self.req(node, "suffix")?.to_string();
+        let radical = self.req(node, "radical")?;
+        let radicals = parse_radicals(radical).map_err(|reason| {
+            self.err_at(
+                node,
+                Some("radical"),
+                ErrorKind::BadValue {
+                    value: radical.into(),
+                    reason,
+                },
+            )
+        })?;
+        let topology = node.attribute("topology").unwrap_or("FLAT");
+        if topology != "FLAT" {
+            return Err(self.err_at(
+                node,
+                Some("topology"),
+                ErrorKind::Unsupported(format!("topology=\"{topology}\"")),
+            ));
+        }
+        let speed_text = self.req(node, "speed")?;
+        let mut speed = None;
+        for part in speed_text.split(',') {
+            let s = self.positive(node, "speed", self.quantity(node, "speed", part, Quantity::Speed)?)?;
+            speed.get_or_insert(s);
+        }
+        let speed = speed.unwrap_or(1.0);
+        let cores = match node.attribute("core") {
+            Some(v) => self.integer(node, "core", v, 1)?.min(u32::MAX as i64) as u32,
+            None => 1,
+        };
+        let bw = self.positive(
+            node,
+            "bw",
+            self.quantity(node, "bw", self.req(node, "bw")?, Quantity::Bandwidth)?,
+        )?;
+        let lat = self.non_negative(
+            node,
+            "lat",
+            self.quantity(node, "lat", self.req(node, "lat")?, Quantity::Time)?,
+        )?;
+        let policy = self
+            .policy(node, "sharing_policy", &["SHARED", "SPLITDUPLEX", "FATPIPE"])?
+            .unwrap_or(LinkPolicy::SplitDuplex);
+        let bb_policy = self
+            .policy(node, "bb_sharing_policy", &["SHARED", "FATPIPE"])?
+            .unwrap_or(LinkPolicy::Shared);
+        let backbone = self
+            .optional_link(node, "bb_bw", "bb_lat")?
+            .map(|(bw, lat)| (bw, lat, bb_policy));
+        let loopback = self.optional_link(node, "loopback_bw", "loopback_lat")?;
+        let limiter = match self.opt(node, "limiter_link") {
+            Some(v) => {
+                let bw = self.non_negative(
+                    node,
+                    "limiter_link",
+                    self.quantity(node, "limiter_link", v, Quantity::Bandwidth)?,
+                )?;
+                (bw > 0.0).then_some(bw)
+            }
+            None => None,
+        };
+        let router = self.opt(node, "router_id").map(str::to_string);
+        for child in self.elements(node)? {
+            if tag(child) != "prop" {
+                return Err(self.misplaced(child, node));
+            }
+            self.prop(child)?;
+        }
+        let zone = match parent {
+            Some(p) => self.b.add_zone(p, &id, ZoneRouting::Star),
+            None => self.b.configure_root(&id, ZoneRouting::Star),
+        }
+        .map_err(|e| self.err_at(node, Some("id"), e))?;
+        let spec = ClusterSpec {
+            id,
+            prefix,
+            suffix,
+            radicals,
+            speed,
+            cores,
+            bw,
+            lat,
+            policy,
+            backbone,
+            loopback,
+            limiter,
+            router: router.clone(),
+        };
+        self.b.fill_cluster(zone, &spec).map_err(|(part, e)| {
+            let field = match part {
+                ClusterPart::Host => "radical",
+                ClusterPart::Link => "id",
+                ClusterPart::Router if router.is_some() => "router_id",
+                ClusterPart::Router => "id",
+            };
+            self.err_at(node, Some(field), e)
+        })
+    }
+
+    /// `<trace id periodicity [file]>text</trace>`: a named profile for `trace_connect`.
+    fn trace(&mut self, node: Node) -> Res<()> {
+        self.check_attrs(node, &["id", "file", "periodicity"])?;
+        let id = self.req(node, "id")?.to_string();
+        let periodicity_text = self.req(node, "periodicity")?;
+        let periodicity: f64 = periodicity_text
+            .trim()
+            .parse()
+            .ok()
+            .filter(|p: &f64| p.is_finite())
+            .ok_or_else(|| {
+                self.err_at(
+                    node,
+                    Some("periodicity"),
+                    ErrorKind::BadValue {
+                        value: periodicity_text.into(),
+                        reason: "expected a number of seconds".into(),
+                    },
+                )
+            })?;
+        let mut text = String::new();
+        for child in node.children() {
+            match child.node_type() {
+                NodeType::Text => text.push_str(child.text().unwrap_or("")),
+                NodeType::Element => return Err(self.misplaced(child, node)),
+                _ => {}
+            }
+        }
+        let profile = match self.profile_file(node, "file")? {
+            Some(p) => p,
+            None => parse_profile_with_periodicity(&text, Some(periodicity)).map_err(|e| {
+                // Lines of inline traces count from the line of the <trace> tag.
+                let start = self.line_at(node.range().start);
+                PlatformError {
+                    file: self.file.to_string(),
+                    line: Some(if e.line > 0 { start + e.line - 1 } else { start }),
+                    element: Some(describe(node)),
+                    field: None,
+                    kind: ErrorKind::Profile {
+                        path: "<inline>".into(),
+                        line: e.line,
+                        message: e.message,
+                    },
+                }
+            })?,
+        };
+        if self.traces.insert(id.clone(), profile).is_some() {
+            return Err(self.err_at(
+                node,
+                Some("id"),
+                ErrorKind::Duplicate {
+                    kind: "trace",
+                    name: id,
+                },
+            ));
+        }
+        Ok(())
+    }
+
+    /// `<trace_connect [kind=HOST_AVAIL] trace element>`: applied after the whole file is read
+    /// (as SimGrid does), overriding any `*_file` attribute of the element.
+    fn trace_connect(&mut self, node: Node) -> Res<()> {
+        self.check_attrs(node, &["kind", "trace", "element"])?;
+        self.no_children(node)?;
+        let kind = node.attribute("kind").unwrap_or("HOST_AVAIL");
+        let kind = self.choice(
+            node,
+            "kind",
+            kind,
+            &["HOST_AVAIL", "SPEED", "LINK_AVAIL", "BANDWIDTH", "LATENCY"],
+        )?;
+        let trace = self.req(node, "trace")?;
+        if !self.traces.contains_key(trace) {
+            return Err(self.err_at(
+                node,
+                Some("trace"),
+                ErrorKind::Unknown {
+                    kind: "trace",
+                    name: trace.into(),
+                },
+            ));
+        }
+        let element = self.req(node, "element")?;
+        self.connects.push(Connect {
+            kind: kind.into(),
+            trace: trace.into(),
+            element: element.into(),
+            line: self.line_at(node.range().start),
+            desc: describe(node),
+        });
+        Ok(())
+    }
+
+    fn apply_connects(&mut self) -> Res<()> {
+        for c in std::mem::take(&mut self.connects) {
+            let profile = self.traces.get(&c.trace).cloned();
+            let unknown = |kind: &'static str| PlatformError {
+                file: self.file.to_string(),
+                line: Some(c.line),
+                element: Some(c.desc.clone()),
+                field: Some(Field::Attribute("element".into())),
+                kind: ErrorKind::Unknown {
+                    kind,
+                    name: c.element.clone(),
+                },
+            };
+            match c.kind.as_str() {
+                "HOST_AVAIL" | "SPEED" => {
+                    let id = self.b.platform.host_id(&c.element).ok_or_else(|| unknown("host"))?;
+                    let host = &mut self.b.platform.hosts[id.0 as usize];
+                    if c.kind == "SPEED" {
+                        host.speed_profile = profile;
+                    } else {
+                        host.state_profile = profile;
+                    }
+                }
+                _ => {
+                    let links = self.b.links_named(&c.element);
+                    if links.is_empty() {
+                        return Err(unknown("link"));
+                    }
+                    for l in links {
+                        let link = &mut self.b.platform.links[l.0 as usize];
+                        match c.kind.as_str() {
+                            "LINK_AVAIL" => link.state_profile = profile.clone(),
+                            "BANDWIDTH" => link.bandwidth_profile = profile.clone(),
+                            _ => link.latency_profile = profile.clone(),
+                        }
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+fn node_direction<'n>(node: Node<'n, '_>) -> Option<&'n str> {
+    node.attribute("direction")
+}

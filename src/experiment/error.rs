@@ -1,0 +1,162 @@
+//! Errors in experiment files, located by file, line and column.
+
+use std::fmt;
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+
+/// One problem in an experiment file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Diagnostic {
+    /// The experiment file.
+    pub file: PathBuf,
+    /// 1-based line, 0 when the problem concerns the whole file.
+    pub line: usize,
+    /// 1-based column (characters), 0 when `line` is 0.
+    pub column: usize,
+    /// The field concerned (`schedulers[2].name`, `params.tasks`), empty for syntax errors.
+    pub field: String,
+    /// What is wrong, and what would be right.
+    pub message: String,
+}
+
+impl fmt::Display for Diagnostic {
+    /// `FILE:LINE:COLUMN: FIELD: MESSAGE`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.file.display())?;
+        if self.line > 0 {
+            write!(f, ":{}:{}", self.line, self.column)?;
+        }
+        if !self.field.is_empty() {
+            write!(f, ": {}", self.field)?;
+        }
+        write!(f, ": {}", self.message)
+    }
+}
+
+/// Every problem found in an experiment file (at least one).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ExperimentError {
+    /// The problems, in the order they were found.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl fmt::Display for ExperimentError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, d) in self.diagnostics.iter().enumerate() {
+            if i > 0 {
+                writeln!(f)?;
+            }
+            write!(f, "{d}")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for ExperimentError {}
+
+/// Collects diagnostics for one file, turning byte spans into lines and columns.
+pub(crate) struct Reporter<'a> {
+    file: &'a Path,
+    text: &'a str,
+    pub(crate) diagnostics: Vec<Diagnostic>,
+}
+
+impl<'a> Reporter<'a> {
+    pub(crate) fn new(file: &'a Path, text: &'a str) -> Reporter<'a> {
+        Reporter {
+            file,
+            text,
+            diagnostics: Vec::new(),
+        }
+    }
+
+    /// Line and column (1-based) of a byte offset.
+    pub(crate) fn locate(&self, offset: usize) -> (usize, usize) {
+        line_column(self.text, offset)
+    }
+
+    /// Records a problem at `span` (a byte range of the file).
+    pub(crate) fn error(&mut self, span: Range<usize>, field: impl Into<String>, message: impl Into<String>) {
+        let (line, column) = self.locate(span.start);
+        self.diagnostics.push(Diagnostic {
+            file: self.file.to_path_buf(),
+            line,
+            column,
+            field: field.into(),
+            message: message.into(),
+        });
+    }
+
+    /// Records a problem that concerns the whole file.
+    pub(crate) fn file_error(&mut self, field: impl Into<String>, message: impl Into<String>) {
+        self.diagnostics.push(Diagnostic {
+            file: self.file.to_path_buf(),
+            line: 0,
+            column: 0,
+            field: field.into(),
+            message: message.into(),
+        });
+    }
+
+    pub(crate) fn has_errors(&self) -> bool {
+        !self.diagnostics.is_empty()
+    }
+
+    pub(crate) fn into_error(self) -> ExperimentError {
+        ExperimentError {
+            diagnostics: self.diagnostics,
+        }
+    }
+}
+
+/// 1-based line and column (in characters) of a byte offset into `text`.
+pub fn line_column(text: &str, offset: usize) -> (usize, usize) {
+    let mut offset = offset.min(text.len());
+    while !text.is_char_boundary(offset) {
+        offset -= 1;
+    }
+    let before = &text[..offset];
+    let line = before.matches('\n').count() + 1;
+    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    (line, before[line_start..].chars().count() + 1)
+}
+
+/// A TOML syntax or type error as a diagnostic (`FILE:LINE:COLUMN: message`).
+pub(crate) fn from_toml(file: &Path, text: &str, err: &toml::de::Error) -> ExperimentError {
+    let (line, column) = err.span().map_or((0, 0), |s| line_column(text, s.start));
+    let message = err.message().trim().to_string();
+    ExperimentError {
+        diagnostics: vec![Diagnostic {
+            file: file.to_path_buf(),
+            line,
+            column,
+            field: String::new(),
+            message,
+        }],
+    }
+}
+
+/// `a, b, c`, or `none` for an empty list.
+pub(crate) fn list<S: AsRef<str>>(items: impl IntoIterator<Item = S>) -> String {
+    let items: Vec<String> = items.into_iter().map(|s| s.as_ref().to_string()).collect();
+    if items.is_empty() {
+        "none".into()
+    } else {
+        items.join(", ")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_and_columns_are_one_based_and_count_characters() {
+        let text = "a = 1\nbé = \"x\"\n";
+        assert_eq!(line_column(text, 0), (1, 1));
+        assert_eq!(line_column(text, 6), (2, 1));
+        // 'é' is two bytes: the '=' at byte 10 is the line's 4th character.
+        assert_eq!(line_column(text, 10), (2, 4));
+        assert_eq!(line_column(text, 1000), (3, 1));
+    }
+}

@@ -1,0 +1,930 @@
+//! Experiment files: parsing, validation, sweep expansion and seed derivation.
+//!
+//! Two stages, as in ripgrep's low/high-level arguments: [`spec`] mirrors the TOML and only
+//! checks types and field names; [`load`] resolves a spec against the family registry and the
+//! file system (platform files exist and load, scheduler and parameter names are known, every
+//! run passes [`Family::validate`]) and expands the sweep into [`Run`]s. All problems are
+//! reported together, each located by file, line and column (see `experiments/README.md`).
+//!
+//! # Expansion order
+//! Runs are numbered in this nesting order, outermost first: platform (when `file` is a list),
+//! workload parameter combinations (axes sorted by name, the first name varying slowest),
+//! scheduler entries in file order, the scheduler's own parameter combinations, replication.
+//! The run index only orders the output; seeds and result files are keyed by what defines a run
+//! (see [`seed`]), so inserting an axis value renumbers runs without changing any of them.
+
+pub mod error;
+pub mod platform;
+pub mod seed;
+pub mod spec;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fs;
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use sim_core::platform::Platform;
+use toml::Spanned;
+
+pub use error::{Diagnostic, ExperimentError};
+
+use crate::family::{Family, ParamValue, RunSpec};
+use crate::output::format_value;
+use error::{list, Reporter};
+use seed::{derive_seed, fingerprint, SeedInput, StableHasher};
+use spec::{ExperimentSpec, FigureSpec};
+
+/// Column names gridsim itself writes; parameters may not use them.
+pub const RESERVED_COLUMNS: &[&str] = &["run", "platform", "scheduler", "replication", "seed", "events"];
+
+/// Table names gridsim itself writes.
+const RESERVED_TABLES: &[&str] = &["runs", "timing", "manifest", "experiment"];
+
+/// Upper bound on the number of runs one experiment may expand to.
+pub const MAX_RUNS: usize = 5_000_000;
+
+/// How many failing runs `load` reports before it stops checking.
+const MAX_RUN_DIAGNOSTICS: usize = 20;
+
+/// A platform the experiment names, loaded once and shared by its runs.
+#[derive(Clone, Debug)]
+pub struct PlatformEntry {
+    /// The path as the experiment file writes it, or the generator and its parameters
+    /// (`random_grid(hosts=16)`): the run's `platform_name`.
+    pub name: String,
+    /// The loaded platform.
+    pub platform: Arc<Platform>,
+    /// Hash of the file's bytes, or of the generator label (part of each run's fingerprint).
+    pub content_hash: u64,
+}
+
+/// One run of the sweep.
+#[derive(Clone, Debug)]
+pub struct Run {
+    /// What the family receives.
+    pub spec: RunSpec,
+    /// The scheduler's label (its `scheduler` column value).
+    pub label: String,
+    /// The run's values of [`Experiment::key_columns`], as CSV text (empty when the run has no
+    /// such parameter).
+    pub keys: Vec<String>,
+    /// Identifies the run's definition (family, platform and its content, scheduler, every
+    /// parameter, replication, seed, requested tables): names its result file.
+    pub fingerprint: String,
+}
+
+impl Run {
+    /// A short human label: `#12 gss tasks=1000 rep 2`.
+    pub fn describe(&self, key_columns: &[String]) -> String {
+        let mut text = format!("#{} {}", self.spec.index, self.label);
+        for (column, value) in key_columns.iter().zip(&self.keys) {
+            if matches!(column.as_str(), "scheduler" | "replication" | "seed") || value.is_empty() {
+                continue;
+            }
+            text.push_str(&format!(" {column}={value}"));
+        }
+        text.push_str(&format!(" rep {}", self.spec.replication));
+        text
+    }
+}
+
+/// A resolved experiment: its runs and what to write.
+#[derive(Clone)]
+pub struct Experiment {
+    /// The experiment file.
+    pub file: PathBuf,
+    /// The file's text (copied into the results directory).
+    pub text: String,
+    /// The experiment's name.
+    pub name: String,
+    /// One line of description.
+    pub description: String,
+    /// The family that runs it.
+    pub family: &'static dyn Family,
+    /// Whether the `[quick]` overrides were applied.
+    pub quick: bool,
+    /// Per-run tables to write.
+    pub tables: Vec<String>,
+    /// Figure declarations.
+    pub figures: Vec<FigureSpec>,
+    /// Distinct platforms, in file order.
+    pub platforms: Vec<PlatformEntry>,
+    /// Sweep axes (parameters given as lists), sorted by name.
+    pub axes: Vec<String>,
+    /// The columns that identify a run in `runs.csv`, after `run` and before the metrics:
+    /// `platform` (when it is an axis), the axes, `scheduler`, `replication`, `seed`.
+    pub key_columns: Vec<String>,
+    /// Every run, by index.
+    pub runs: Vec<Run>,
+}
+
+impl Experiment {
+    /// The directory name under `results/` and `plots/`: the name, plus `-quick` in quick mode.
+    pub fn dir_name(&self) -> String {
+        if self.quick {
+            format!("{}-quick", self.name)
+        } else {
+            self.name.clone()
+        }
+    }
+}
+
+impl std::fmt::Debug for Experiment {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Experiment")
+            .field("file", &self.file)
+            .field("name", &self.name)
+            .field("family", &self.family.name())
+            .field("quick", &self.quick)
+            .field("runs", &self.runs.len())
+            .finish()
+    }
+}
+
+/// A parameter after conversion: one value, or the values of an axis.
+#[derive(Clone, Debug)]
+struct Param {
+    name: String,
+    values: Vec<ParamValue>,
+    axis: bool,
+    field: String,
+    span: Range<usize>,
+}
+
+/// A scheduler entry after conversion.
+struct Sched {
+    name: String,
+    label: String,
+    params: Vec<Param>,
+    field: String,
+    span: Range<usize>,
+}
+
+/// Reads, checks and expands an experiment file. `families` is the registry to resolve
+/// `family` against (the binary passes [`crate::families::all`]); `quick` applies `[quick]`.
+pub fn load(path: &Path, quick: bool, families: &[&'static dyn Family]) -> Result<Experiment, ExperimentError> {
+    let text = fs::read_to_string(path).map_err(|e| ExperimentError {
+        diagnostics: vec![Diagnostic {
+            file: path.to_path_buf(),
+            line: 0,
+            column: 0,
+            field: String::new(),
+            message: format!("cannot read experiment file: {e}"),
+        }],
+    })?;
+    load_str(path, &text, quick, families)
+}
+
+/// Parses experiment text (syntax and field names only), as `load` does first.
+pub fn parse(path: &Path, text: &str) -> Result<ExperimentSpec, ExperimentError> {
+    spec::parse(text).map_err(|e| error::from_toml(path, text, &e))
+}
+
+/// [`load`] on text already read; `path` locates messages and relative file names.
+pub fn load_str(
+    path: &Path,
+    text: &str,
+    quick: bool,
+    families: &[&'static dyn Family],
+) -> Result<Experiment, ExperimentError> {
+    let spec = parse(path, text)?;
+    let mut rep = Reporter::new(path, text);
+    let resolved = resolve(&mut rep, path, text, &spec, quick, families);
+    match resolved {
+        Some(experiment) if !rep.has_errors() => Ok(experiment),
+        _ => Err(rep.into_error()),
+    }
+}
+
+fn resolve(
+    rep: &mut Reporter<'_>,
+    path: &Path,
+    text: &str,
+    spec: &ExperimentSpec,
+    quick: bool,
+    families: &[&'static dyn Family],
+) -> Option<Experiment> {
+    // Name.
+    let name = spec.name.get_ref().clone();
+    if !is_safe_name(&name) {
+        rep.error(
+            spec.name.span(),
+            "name",
+            format!("'{name}' is not a valid experiment name (use letters, digits, '-', '_' and '.', not starting with '.')"),
+        );
+    }
+
+    // Family.
+    let family = families.iter().copied().find(|f| f.name() == spec.family.get_ref());
+    if family.is_none() {
+        let valid = list(families.iter().map(|f| f.name()));
+        rep.error(
+            spec.family.span(),
+            "family",
+            format!("unknown family '{}' (valid: {valid})", spec.family.get_ref()),
+        );
+    }
+
+    // Replications and seed.
+    let mut replications = 1u32;
+    if let Some(r) = &spec.replications {
+        replications = positive_count(rep, r, "replications");
+    }
+    let base_seed = match &spec.seed {
+        Some(s) if *s.get_ref() < 0 => {
+            rep.error(
+                s.span(),
+                "seed",
+                format!("must be a non-negative integer, not {}", s.get_ref()),
+            );
+            0
+        }
+        Some(s) => *s.get_ref() as u64,
+        None => 1,
+    };
+    let crn = spec.common_random_numbers.unwrap_or(true);
+
+    // Workload parameters.
+    let mut workload: Vec<Param> = spec
+        .params
+        .iter()
+        .filter_map(|(k, v)| convert_param(rep, "params", k, v))
+        .collect();
+
+    // Schedulers.
+    let mut schedulers = Vec::new();
+    if spec.schedulers.get_ref().is_empty() {
+        rep.error(
+            spec.schedulers.span(),
+            "schedulers",
+            "at least one [[schedulers]] entry is needed",
+        );
+    }
+    for (i, entry) in spec.schedulers.get_ref().iter().enumerate() {
+        let field = format!("schedulers[{i}]");
+        let s = entry.get_ref();
+        let label = s
+            .label
+            .as_ref()
+            .map_or_else(|| s.name.get_ref().clone(), |l| l.get_ref().clone());
+        if let Some(l) = &s.label {
+            if l.get_ref().is_empty() || l.get_ref().contains(['\n', '\r']) {
+                rep.error(l.span(), format!("{field}.label"), "must be a non-empty single line");
+            }
+        }
+        if let Some(previous) = schedulers.iter().find(|p: &&Sched| p.label == label) {
+            let at = s.label.as_ref().map_or(s.name.span(), |l| l.span());
+            rep.error(
+                at,
+                format!("{field}.label"),
+                format!(
+                    "label '{label}' is already used by {}; give each entry a distinct `label`",
+                    previous.field
+                ),
+            );
+        }
+        let params = s
+            .params
+            .iter()
+            .filter_map(|(k, v)| convert_param(rep, &format!("{field}.params"), k, v))
+            .collect();
+        schedulers.push(Sched {
+            name: s.name.get_ref().clone(),
+            label,
+            params,
+            field,
+            span: s.name.span(),
+        });
+    }
+
+    // Quick overrides.
+    if quick {
+        match &spec.quick {
+            None => rep.file_error("quick", "--quick needs a [quick] section in the experiment file"),
+            Some(q) => {
+                let q = q.get_ref();
+                if let Some(r) = &q.replications {
+                    replications = positive_count(rep, r, "quick.replications");
+                }
+                for (k, v) in &q.params {
+                    let Some(new) = convert_param(rep, "quick.params", k, v) else {
+                        continue;
+                    };
+                    match workload.iter_mut().find(|p| p.name == new.name) {
+                        Some(old) => *old = new,
+                        None => rep.error(
+                            k.span(),
+                            format!("quick.params.{}", k.get_ref()),
+                            format!(
+                                "not in [params]; [quick] may only override existing parameters (those are: {})",
+                                list(workload.iter().map(|p| p.name.as_str()))
+                            ),
+                        ),
+                    }
+                }
+                let labels: Vec<String> = schedulers.iter().map(|s| s.label.clone()).collect();
+                for (label, table) in &q.scheduler_params {
+                    let Some(s) = schedulers.iter_mut().find(|s| &s.label == label.get_ref()) else {
+                        rep.error(
+                            label.span(),
+                            format!("quick.scheduler_params.{}", label.get_ref()),
+                            format!("no scheduler has this label (labels: {})", list(&labels)),
+                        );
+                        continue;
+                    };
+                    for (k, v) in table {
+                        let field = format!("quick.scheduler_params.{}", label.get_ref());
+                        let Some(new) = convert_param(rep, &field, k, v) else {
+                            continue;
+                        };
+                        match s.params.iter_mut().find(|p| p.name == new.name) {
+                            Some(old) => *old = new,
+                            None => rep.error(
+                                k.span(),
+                                format!("{field}.{}", k.get_ref()),
+                                format!(
+                                    "scheduler '{}' has no such parameter to override (it has: {})",
+                                    s.label,
+                                    list(s.params.iter().map(|p| p.name.as_str()))
+                                ),
+                            ),
+                        }
+                    }
+                }
+                if let Some(keep) = &q.schedulers {
+                    for k in keep {
+                        if !labels.contains(k.get_ref()) {
+                            rep.error(
+                                k.span(),
+                                "quick.schedulers",
+                                format!(
+                                    "no scheduler has the label '{}' (labels: {})",
+                                    k.get_ref(),
+                                    list(&labels)
+                                ),
+                            );
+                        }
+                    }
+                    schedulers.retain(|s| keep.iter().any(|k| k.get_ref() == &s.label));
+                }
+            }
+        }
+    }
+
+    // Names: known to the family, not reserved, not both workload and scheduler parameters.
+    let workload_names: BTreeSet<&str> = workload.iter().map(|p| p.name.as_str()).collect();
+    let all_params: Vec<&Param> = workload
+        .iter()
+        .chain(schedulers.iter().flat_map(|s| &s.params))
+        .collect();
+    for p in &all_params {
+        if RESERVED_COLUMNS.contains(&p.name.as_str()) {
+            rep.error(
+                p.span.clone(),
+                &p.field,
+                format!(
+                    "'{}' is reserved for gridsim's own columns ({})",
+                    p.name,
+                    list(RESERVED_COLUMNS)
+                ),
+            );
+        } else if let Some(f) = family {
+            if !f.parameters().iter().any(|n| n.name == p.name) {
+                rep.error(
+                    p.span.clone(),
+                    &p.field,
+                    format!(
+                        "unknown parameter '{}' for family '{}' (valid: {})",
+                        p.name,
+                        f.name(),
+                        list(f.parameters().iter().map(|n| n.name))
+                    ),
+                );
+            }
+        }
+    }
+    for s in &schedulers {
+        for p in &s.params {
+            if workload_names.contains(p.name.as_str()) {
+                rep.error(
+                    p.span.clone(),
+                    &p.field,
+                    format!("'{}' is also set in [params]; set it in one place only", p.name),
+                );
+            }
+        }
+        if let Some(f) = family {
+            if !f.schedulers().iter().any(|n| n.name == s.name) {
+                rep.error(
+                    s.span.clone(),
+                    format!("{}.name", s.field),
+                    format!(
+                        "unknown scheduler '{}' for family '{}' (valid: {})",
+                        s.name,
+                        f.name(),
+                        list(f.schedulers().iter().map(|n| n.name))
+                    ),
+                );
+            }
+        }
+    }
+
+    // Tables.
+    let mut tables: Vec<String> = Vec::new();
+    for t in &spec.outputs.tables {
+        let name = t.get_ref();
+        if !is_safe_name(name) || RESERVED_TABLES.contains(&name.as_str()) {
+            rep.error(
+                t.span(),
+                "outputs.tables",
+                format!(
+                    "'{name}' cannot name a table file (use letters, digits, '-', '_', '.'; not {})",
+                    list(RESERVED_TABLES)
+                ),
+            );
+        } else if tables.contains(name) {
+            rep.error(t.span(), "outputs.tables", format!("'{name}' is listed twice"));
+        } else {
+            tables.push(name.clone());
+        }
+    }
+
+    // Platforms.
+    let (platforms, platform_axis) = platform::resolve(rep, path, spec);
+
+    let family = family?;
+    if rep.has_errors() || platforms.is_empty() {
+        return None;
+    }
+
+    // Axes and key columns.
+    let axes: Vec<String> = all_params
+        .iter()
+        .filter(|p| p.axis)
+        .map(|p| p.name.clone())
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    let mut key_columns = Vec::new();
+    if platform_axis {
+        key_columns.push("platform".to_string());
+    }
+    key_columns.extend(axes.iter().cloned());
+    key_columns.extend(["scheduler", "replication", "seed"].map(String::from));
+
+    // Size check before expanding.
+    let workload_combos = combos(&workload);
+    let mut per_platform = 0usize;
+    for s in &schedulers {
+        per_platform = per_platform.saturating_add(combos(&s.params));
+    }
+    let total = platforms
+        .len()
+        .saturating_mul(workload_combos)
+        .saturating_mul(per_platform)
+        .saturating_mul(replications as usize);
+    if total > MAX_RUNS {
+        rep.file_error(
+            "",
+            format!("the sweep expands to {total} runs, more than the limit of {MAX_RUNS}"),
+        );
+        return None;
+    }
+    if total == 0 {
+        rep.file_error(
+            "",
+            "the sweep expands to no run (every scheduler was removed by [quick].schedulers)",
+        );
+        return None;
+    }
+
+    // Expansion.
+    let mut tables_sorted = tables.clone();
+    tables_sorted.sort();
+    let mut runs = Vec::with_capacity(total);
+    let workload_values = product(&workload);
+    for platform in &platforms {
+        for wvalues in &workload_values {
+            let wpairs: Vec<(&str, &ParamValue)> =
+                workload.iter().map(|p| p.name.as_str()).zip(wvalues.iter()).collect();
+            for s in &schedulers {
+                let mut sparams: Vec<&Param> = s.params.iter().collect();
+                sparams.sort_by(|a, b| a.name.cmp(&b.name));
+                let owned: Vec<Param> = sparams.into_iter().cloned().collect();
+                for svalues in product(&owned) {
+                    let spairs: Vec<(&str, &ParamValue)> =
+                        owned.iter().map(|p| p.name.as_str()).zip(svalues.iter()).collect();
+                    for replication in 0..replications {
+                        let seed = derive_seed(&SeedInput {
+                            base_seed,
+                            platform: &platform.name,
+                            params: &wpairs,
+                            scheduler: if crn { None } else { Some((&s.name, &spairs)) },
+                            replication,
+                        });
+                        let params: BTreeMap<String, ParamValue> = wpairs
+                            .iter()
+                            .chain(spairs.iter())
+                            .map(|(n, v)| (n.to_string(), (*v).clone()))
+                            .collect();
+                        let keys = key_columns
+                            .iter()
+                            .map(|c| match c.as_str() {
+                                "platform" => platform.name.clone(),
+                                "scheduler" => s.label.clone(),
+                                "replication" => replication.to_string(),
+                                "seed" => seed.to_string(),
+                                axis => params.get(axis).map(format_value).unwrap_or_default(),
+                            })
+                            .collect();
+                        let fp = fingerprint(|h: &mut StableHasher| {
+                            h.str("gridsim-run-v1");
+                            h.str(family.name());
+                            h.str(&platform.name);
+                            h.u64(platform.content_hash);
+                            h.str(&s.name);
+                            for (n, v) in &params {
+                                h.str(n);
+                                h.value(v);
+                            }
+                            h.u64(replication as u64);
+                            h.u64(seed);
+                            for t in &tables_sorted {
+                                h.str(t);
+                            }
+                        });
+                        runs.push(Run {
+                            spec: RunSpec {
+                                index: runs.len(),
+                                platform: platform.platform.clone(),
+                                platform_name: platform.name.clone(),
+                                scheduler: s.name.clone(),
+                                params,
+                                replication,
+                                seed,
+                            },
+                            label: s.label.clone(),
+                            keys,
+                            fingerprint: fp,
+                        });
+                    }
+                }
+            }
+        }
+    }
+
+    // Every run through the family's own checks; failures located at the parameter they name.
+    let mut seen_messages = BTreeSet::new();
+    for run in &runs {
+        if let Err(message) = family.validate(&run.spec) {
+            if !seen_messages.insert(message.clone()) {
+                continue;
+            }
+            let sched = schedulers
+                .iter()
+                .find(|s| s.label == run.label)
+                .expect("run of a known scheduler");
+            let (field, span) = locate_param_message(&message, sched, &workload);
+            rep.error(
+                span,
+                field,
+                format!(
+                    "family '{}' rejects run {}: {message}",
+                    family.name(),
+                    run.describe(&key_columns)
+                ),
+            );
+            if seen_messages.len() >= MAX_RUN_DIAGNOSTICS {
+                break;
+            }
+        }
+    }
+
+    // Figures.
+    let figures: Vec<FigureSpec> = spec.figures.iter().map(|f| f.get_ref().clone()).collect();
+    check_figures(rep, &spec.figures, &tables, &key_columns, &runs, quick);
+
+    Some(Experiment {
+        file: path.to_path_buf(),
+        text: text.to_string(),
+        name,
+        description: spec
+            .description
+            .as_ref()
+            .map(|d| d.get_ref().clone())
+            .unwrap_or_default(),
+        family,
+        quick,
+        tables,
+        figures,
+        platforms,
+        axes,
+        key_columns,
+        runs,
+    })
+}
+
+/// Letters, digits, `-`, `_`, `.`, not starting with `.`: safe as a file or directory name.
+pub fn is_safe_name(name: &str) -> bool {
+    !name.is_empty()
+        && !name.starts_with('.')
+        && name.len() <= 100
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+}
+
+fn positive_count(rep: &mut Reporter<'_>, value: &Spanned<i64>, field: &str) -> u32 {
+    let v = *value.get_ref();
+    if !(1..=1_000_000).contains(&v) {
+        rep.error(value.span(), field, format!("must be between 1 and 1000000, not {v}"));
+        1
+    } else {
+        v as u32
+    }
+}
+
+/// A TOML value as a parameter value, if it is a scalar.
+pub fn scalar(value: &toml::Value) -> Option<ParamValue> {
+    match value {
+        toml::Value::Integer(i) => Some(ParamValue::Int(*i)),
+        toml::Value::Float(x) => Some(ParamValue::Float(*x)),
+        toml::Value::String(s) => Some(ParamValue::Str(s.clone())),
+        toml::Value::Boolean(b) => Some(ParamValue::Bool(*b)),
+        _ => None,
+    }
+}
+
+fn convert_param(
+    rep: &mut Reporter<'_>,
+    prefix: &str,
+    key: &Spanned<String>,
+    value: &Spanned<toml::Value>,
+) -> Option<Param> {
+    let name = key.get_ref().clone();
+    let field = format!("{prefix}.{name}");
+    let unsupported = "unsupported value: use a number, a string, a boolean, or a list of them (a sweep axis)";
+    let (values, axis) = match value.get_ref() {
+        toml::Value::Array(items) => {
+            if items.is_empty() {
+                rep.error(value.span(), &field, "an axis needs at least one value");
+                return None;
+            }
+            let mut values = Vec::with_capacity(items.len());
+            for item in items {
+                let Some(v) = scalar(item) else {
+                    rep.error(value.span(), &field, unsupported);
+                    return None;
+                };
+                let text = format_value(&v);
+                if values.iter().any(|w: &ParamValue| format_value(w) == text) {
+                    rep.error(value.span(), &field, format!("the axis lists {text} twice"));
+                    return None;
+                }
+                values.push(v);
+            }
+            (values, true)
+        }
+        other => match scalar(other) {
+            Some(v) => (vec![v], false),
+            None => {
+                rep.error(value.span(), &field, unsupported);
+                return None;
+            }
+        },
+    };
+    if let Some(ParamValue::Float(x)) = values
+        .iter()
+        .find(|v| matches!(v, ParamValue::Float(x) if !x.is_finite()))
+    {
+        rep.error(value.span(), &field, format!("{x} is not a finite number"));
+        return None;
+    }
+    Some(Param {
+        name,
+        values,
+        axis,
+        field,
+        span: key.span(),
+    })
+}
+
+/// Number of value combinations of a set of parameters.
+fn combos(params: &[Param]) -> usize {
+    params.iter().fold(1usize, |n, p| n.saturating_mul(p.values.len()))
+}
+
+/// The cartesian product of the parameters' values, the first parameter varying slowest.
+fn product(params: &[Param]) -> Vec<Vec<ParamValue>> {
+    let mut out: Vec<Vec<ParamValue>> = vec![Vec::new()];
+    for p in params {
+        let mut next = Vec::with_capacity(out.len() * p.values.len());
+        for prefix in &out {
+            for v in &p.values {
+                let mut row = prefix.clone();
+                row.push(v.clone());
+                next.push(row);
+            }
+        }
+        out = next;
+    }
+    out
+}
+
+/// Where a family's validation message points: the parameter it names (as a whole word),
+/// preferring the run's scheduler parameters, else the scheduler entry.
+fn locate_param_message(message: &str, sched: &Sched, workload: &[Param]) -> (String, Range<usize>) {
+    let mut candidates: Vec<&Param> = sched.params.iter().chain(workload.iter()).collect();
+    // Longer names first, so `task_flops` wins over `task`.
+    candidates.sort_by_key(|p| std::cmp::Reverse(p.name.len()));
+    for p in candidates {
+        if contains_word(message, &p.name) {
+            return (p.field.clone(), p.span.clone());
+        }
+    }
+    (format!("{}.name", sched.field), sched.span.clone())
+}
+
+fn contains_word(text: &str, word: &str) -> bool {
+    let is_ident = |c: char| c.is_alphanumeric() || c == '_';
+    text.match_indices(word).any(|(i, _)| {
+        let before = text[..i].chars().next_back();
+        let after = text[i + word.len()..].chars().next();
+        !before.is_some_and(is_ident) && !after.is_some_and(is_ident)
+    })
+}
+
+fn check_figures(
+    rep: &mut Reporter<'_>,
+    figures: &[Spanned<FigureSpec>],
+    tables: &[String],
+    key_columns: &[String],
+    runs: &[Run],
+    quick: bool,
+) {
+    // Distinct values of each key column over the whole sweep.
+    let mut distinct: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
+    for run in runs {
+        for (c, v) in key_columns.iter().zip(&run.keys) {
+            distinct.entry(c.as_str()).or_default().insert(v.as_str());
+        }
+    }
+    let mut names = BTreeSet::new();
+    for (i, fig) in figures.iter().enumerate() {
+        let f = fig.get_ref();
+        let field = format!("figures[{i}]");
+        let name = f.name.get_ref();
+        if !is_safe_name(name) {
+            rep.error(
+                f.name.span(),
+                format!("{field}.name"),
+                format!("'{name}' cannot name a file (use letters, digits, '-', '_', '.')"),
+            );
+        } else if !names.insert(name.clone()) {
+            rep.error(
+                f.name.span(),
+                format!("{field}.name"),
+                format!("figure name '{name}' is used twice"),
+            );
+        }
+        let source = f.source.as_ref().map_or("runs", |s| s.get_ref().as_str());
+        if source != "runs" && !tables.iter().any(|t| t == source) {
+            let span = f.source.as_ref().map_or(fig.span(), |s| s.span());
+            rep.error(
+                span,
+                format!("{field}.source"),
+                format!(
+                    "'{source}' is neither 'runs' nor a table listed in [outputs] tables ({})",
+                    list(tables)
+                ),
+            );
+        }
+        let is_key = |c: &str| key_columns.iter().any(|k| k == c);
+        let grouping = [("series", f.series.as_ref()), ("panels", f.panels.as_ref())];
+        if source == "runs" {
+            for (what, col) in grouping {
+                if let Some(col) = col {
+                    if !is_key(col.get_ref()) {
+                        rep.error(
+                            col.span(),
+                            format!("{field}.{what}"),
+                            format!(
+                                "'{}' is not a column that identifies runs (valid: {})",
+                                col.get_ref(),
+                                list(key_columns)
+                            ),
+                        );
+                    }
+                }
+            }
+        }
+        for (k, v) in &f.filter {
+            if source == "runs" && !is_key(k.get_ref()) {
+                rep.error(
+                    k.span(),
+                    format!("{field}.where.{}", k.get_ref()),
+                    format!(
+                        "'{}' is not a column that identifies runs (valid: {})",
+                        k.get_ref(),
+                        list(key_columns)
+                    ),
+                );
+            }
+            match filter_values(v.get_ref()) {
+                None => rep.error(
+                    v.span(),
+                    format!("{field}.where.{}", k.get_ref()),
+                    "must be a value or a list of values",
+                ),
+                // In quick mode a figure whose selection is not run is skipped instead.
+                Some(values) if !quick => {
+                    if let Some(taken) = distinct.get(k.get_ref().as_str()) {
+                        if let Some(absent) = values.iter().find(|v| !taken.contains(v.as_str())) {
+                            rep.error(
+                                v.span(),
+                                format!("{field}.where.{}", k.get_ref()),
+                                format!(
+                                    "no run has {} = {absent} (its values: {})",
+                                    k.get_ref(),
+                                    list(taken.iter().take(10))
+                                ),
+                            );
+                        }
+                    }
+                }
+                Some(_) => {}
+            }
+        }
+        // Every key column that varies must be drawn (x, series, panels) or fixed by `where`.
+        let series = f.series.as_ref().map_or("scheduler", |s| s.get_ref().as_str());
+        let drawn: Vec<&str> = [
+            Some(f.x.get_ref().as_str()),
+            Some(series),
+            f.panels.as_ref().map(|p| p.get_ref().as_str()),
+        ]
+        .into_iter()
+        .flatten()
+        .chain(f.filter.keys().map(|k| k.get_ref().as_str()))
+        .collect();
+        for (column, values) in &distinct {
+            if matches!(*column, "replication" | "seed") || values.len() < 2 || drawn.contains(column) {
+                continue;
+            }
+            rep.error(
+                fig.span(),
+                &field,
+                format!(
+                    "figure '{name}': column '{column}' varies ({}) but is not x, series or panels; fix it with `where = {{ {column} = ... }}`",
+                    list(values.iter().take(5))
+                ),
+            );
+        }
+    }
+}
+
+/// The values a `where` entry keeps, as CSV text.
+pub fn filter_values(value: &toml::Value) -> Option<Vec<String>> {
+    match value {
+        toml::Value::Array(items) => items.iter().map(|i| scalar(i).map(|v| format_value(&v))).collect(),
+        other => scalar(other).map(|v| vec![format_value(&v)]),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn words_match_whole_identifiers_only() {
+        assert!(contains_word("parameter 'k' must be > 0", "k"));
+        assert!(!contains_word("tasks must be > 0", "k"));
+        assert!(contains_word("task_flops: negative", "task_flops"));
+        assert!(!contains_word("task_flops: negative", "task"));
+    }
+
+    #[test]
+    fn product_varies_the_last_parameter_fastest() {
+        let p = |name: &str, vals: &[i64]| Param {
+            name: name.into(),
+            values: vals.iter().map(|&v| ParamValue::Int(v)).collect(),
+            axis: true,
+            field: String::new(),
+            span: 0..0,
+        };
+        let rows = product(&[p("a", &[1, 2]), p("b", &[10, 20, 30])]);
+        assert_eq!(rows.len(), 6);
+        assert_eq!(rows[0], vec![ParamValue::Int(1), ParamValue::Int(10)]);
+        assert_eq!(rows[1], vec![ParamValue::Int(1), ParamValue::Int(20)]);
+        assert_eq!(rows[3], vec![ParamValue::Int(2), ParamValue::Int(10)]);
+        assert_eq!(product(&[]), vec![Vec::<ParamValue>::new()]);
+    }
+
+    #[test]
+    fn safe_names() {
+        assert!(is_safe_name("lds-2024_v1.2"));
+        for bad in ["", ".hidden", "a/b", "a b", "..", "é"] {
+            assert!(!is_safe_name(bad), "{bad}");
+        }
+    }
+}

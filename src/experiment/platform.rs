@@ -1,0 +1,295 @@
+//! `[platform]`: platform files, or generated platforms, loaded once per distinct platform.
+//!
+//! Generators (from the `platforms` crate) and their parameters:
+//!
+//! | generator | parameter | default |
+//! |---|---|---|
+//! | `random_grid` | `hosts`, `cores`, `extra_links` | 20, 1, 10 |
+//! | | `speed_flops_min`, `speed_flops_max` (flop/s) | 22.151e6, 171.667e6 |
+//! | | `bandwidth_bytes_per_s_min`, `bandwidth_bytes_per_s_max` | 251.6e3, 255.2e6 |
+//! | | `latency_s_min`, `latency_s_max` | 19.8e-6, 35.1e-3 |
+//! | | `seed` (the platform's own seed, not the run's) | 1 |
+//! | `homogeneous_cluster` | `hosts`, `speed_flops`, `bandwidth_bytes_per_s`, `latency_s`, `backbone_bandwidth_bytes_per_s`, `backbone_latency_s` | all required |
+//!
+//! A generated platform is named by its generator and parameters, e.g.
+//! `random_grid(hosts=16, seed=1)`; any parameter given as a list makes `platform` a sweep axis
+//! with one generated platform per combination.
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::Path;
+use std::sync::Arc;
+
+use platforms::RandomGridParams;
+use sim_core::platform::Platform;
+
+use super::error::{list, Reporter};
+use super::seed::StableHasher;
+use super::spec::ExperimentSpec;
+use super::{convert_param, product, Param, PlatformEntry};
+use crate::family::ParamValue;
+use crate::output::format_value;
+
+/// The generators and the parameters each accepts.
+pub const GENERATORS: &[(&str, &[&str])] = &[
+    (
+        "random_grid",
+        &[
+            "hosts",
+            "cores",
+            "extra_links",
+            "speed_flops_min",
+            "speed_flops_max",
+            "bandwidth_bytes_per_s_min",
+            "bandwidth_bytes_per_s_max",
+            "latency_s_min",
+            "latency_s_max",
+            "seed",
+        ],
+    ),
+    (
+        "homogeneous_cluster",
+        &[
+            "hosts",
+            "speed_flops",
+            "bandwidth_bytes_per_s",
+            "latency_s",
+            "backbone_bandwidth_bytes_per_s",
+            "backbone_latency_s",
+        ],
+    ),
+];
+
+/// The platforms `[platform]` describes, and whether `platform` is a sweep axis.
+pub(crate) fn resolve(rep: &mut Reporter<'_>, path: &Path, spec: &ExperimentSpec) -> (Vec<PlatformEntry>, bool) {
+    let platform = spec.platform.get_ref();
+    match (&platform.file, &platform.generator) {
+        (Some(file), None) => {
+            if let Some((k, _)) = platform.params.iter().next() {
+                rep.error(
+                    k.span(),
+                    "platform.params",
+                    "parameters apply to a `generator`, not to a `file`",
+                );
+            }
+            let axis = matches!(file.get_ref(), toml::Value::Array(_));
+            (files(rep, path, file), axis)
+        }
+        (None, Some(generator)) => generated(rep, generator, &platform.params),
+        (Some(file), Some(_)) => {
+            rep.error(file.span(), "platform", "give either `file` or `generator`, not both");
+            (Vec::new(), false)
+        }
+        (None, None) => {
+            rep.error(
+                spec.platform.span(),
+                "platform",
+                "needs `file = \"path/to/platform.xml\"` (or a list of files) or `generator = \"random_grid\"`",
+            );
+            (Vec::new(), false)
+        }
+    }
+}
+
+fn files(rep: &mut Reporter<'_>, path: &Path, file: &toml::Spanned<toml::Value>) -> Vec<PlatformEntry> {
+    let names: Vec<String> = match file.get_ref() {
+        toml::Value::String(s) => vec![s.clone()],
+        toml::Value::Array(items) if !items.is_empty() && items.iter().all(|i| i.is_str()) => {
+            items.iter().filter_map(|i| i.as_str().map(String::from)).collect()
+        }
+        _ => {
+            rep.error(
+                file.span(),
+                "platform.file",
+                "must be a file name or a non-empty list of file names",
+            );
+            return Vec::new();
+        }
+    };
+    let dir = path.parent().unwrap_or(Path::new(""));
+    let mut entries: Vec<PlatformEntry> = Vec::new();
+    for name in names {
+        if entries.iter().any(|e| e.name == name) {
+            rep.error(file.span(), "platform.file", format!("'{name}' is listed twice"));
+            continue;
+        }
+        let resolved = dir.join(&name);
+        let bytes = match fs::read(&resolved) {
+            Ok(b) => b,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                rep.error(
+                    file.span(),
+                    "platform.file",
+                    format!(
+                        "platform file '{name}' not found (looked for {}; paths are relative to the experiment file)",
+                        resolved.display()
+                    ),
+                );
+                continue;
+            }
+            Err(e) => {
+                rep.error(
+                    file.span(),
+                    "platform.file",
+                    format!("cannot read platform file '{name}': {e}"),
+                );
+                continue;
+            }
+        };
+        match platforms::load_platform(&resolved) {
+            Ok(p) => {
+                let mut h = StableHasher::new();
+                h.bytes(&bytes);
+                entries.push(PlatformEntry {
+                    name,
+                    platform: Arc::new(p),
+                    content_hash: h.finish(),
+                });
+            }
+            Err(e) => rep.error(
+                file.span(),
+                "platform.file",
+                format!("cannot load platform '{name}': {e}"),
+            ),
+        }
+    }
+    entries
+}
+
+fn generated(
+    rep: &mut Reporter<'_>,
+    generator: &toml::Spanned<String>,
+    table: &super::spec::ParamTable,
+) -> (Vec<PlatformEntry>, bool) {
+    let Some((gen_name, accepted)) = GENERATORS.iter().find(|(g, _)| g == generator.get_ref()) else {
+        rep.error(
+            generator.span(),
+            "platform.generator",
+            format!(
+                "unknown generator '{}' (valid: {})",
+                generator.get_ref(),
+                list(GENERATORS.iter().map(|(g, _)| *g))
+            ),
+        );
+        return (Vec::new(), false);
+    };
+    let params: Vec<Param> = table
+        .iter()
+        .filter_map(|(k, v)| convert_param(rep, "platform.params", k, v))
+        .collect();
+    let mut ok = true;
+    for p in &params {
+        if !accepted.contains(&p.name.as_str()) {
+            rep.error(
+                p.span.clone(),
+                &p.field,
+                format!(
+                    "unknown parameter '{}' for generator '{gen_name}' (valid: {})",
+                    p.name,
+                    list(accepted.iter())
+                ),
+            );
+            ok = false;
+        }
+    }
+    if !ok {
+        return (Vec::new(), false);
+    }
+    let axis = params.iter().any(|p| p.axis);
+    let mut entries = Vec::new();
+    for values in product(&params) {
+        let given: BTreeMap<&str, &ParamValue> = params.iter().map(|p| p.name.as_str()).zip(values.iter()).collect();
+        let label = format!(
+            "{gen_name}({})",
+            given
+                .iter()
+                .map(|(k, v)| format!("{k}={}", format_value(v)))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+        let built = match *gen_name {
+            "random_grid" => random_grid(&given),
+            _ => cluster(&given),
+        };
+        match built {
+            Ok(platform) => {
+                let mut h = StableHasher::new();
+                h.str(&label);
+                entries.push(PlatformEntry {
+                    name: label,
+                    platform: Arc::new(platform),
+                    content_hash: h.finish(),
+                });
+            }
+            Err(message) => {
+                rep.error(
+                    generator.span(),
+                    "platform.generator",
+                    format!("cannot generate {label}: {message}"),
+                );
+            }
+        }
+    }
+    (entries, axis)
+}
+
+fn get_f64(given: &BTreeMap<&str, &ParamValue>, name: &str, default: Option<f64>) -> Result<f64, String> {
+    match given.get(name) {
+        Some(v) => v
+            .as_f64()
+            .ok_or_else(|| format!("parameter '{name}' must be a number, not '{v}'")),
+        None => default.ok_or_else(|| format!("parameter '{name}' is required")),
+    }
+}
+
+fn get_u64(given: &BTreeMap<&str, &ParamValue>, name: &str, default: Option<u64>) -> Result<u64, String> {
+    match given.get(name) {
+        Some(v) => v
+            .as_u64()
+            .ok_or_else(|| format!("parameter '{name}' must be a non-negative integer, not '{v}'")),
+        None => default.ok_or_else(|| format!("parameter '{name}' is required")),
+    }
+}
+
+fn random_grid(given: &BTreeMap<&str, &ParamValue>) -> Result<Platform, String> {
+    let d = RandomGridParams::default();
+    let cores = get_u64(given, "cores", Some(d.cores as u64))?;
+    let params = RandomGridParams {
+        hosts: get_u64(given, "hosts", Some(d.hosts as u64))? as usize,
+        speed_flops: (
+            get_f64(given, "speed_flops_min", Some(d.speed_flops.0))?,
+            get_f64(given, "speed_flops_max", Some(d.speed_flops.1))?,
+        ),
+        cores: u32::try_from(cores).map_err(|_| format!("parameter 'cores' is too large: {cores}"))?,
+        bandwidth: (
+            get_f64(given, "bandwidth_bytes_per_s_min", Some(d.bandwidth.0))?,
+            get_f64(given, "bandwidth_bytes_per_s_max", Some(d.bandwidth.1))?,
+        ),
+        latency: (
+            get_f64(given, "latency_s_min", Some(d.latency.0))?,
+            get_f64(given, "latency_s_max", Some(d.latency.1))?,
+        ),
+        extra_links: get_u64(given, "extra_links", Some(d.extra_links as u64))? as usize,
+    };
+    if params.hosts > 100_000 {
+        return Err(format!("parameter 'hosts' = {} is more than 100000", params.hosts));
+    }
+    let seed = get_u64(given, "seed", Some(1))?;
+    platforms::random_grid(&params, seed).map_err(|e| e.to_string())
+}
+
+fn cluster(given: &BTreeMap<&str, &ParamValue>) -> Result<Platform, String> {
+    let hosts = get_u64(given, "hosts", None)?;
+    if hosts > 100_000 {
+        return Err(format!("parameter 'hosts' = {hosts} is more than 100000"));
+    }
+    platforms::homogeneous_cluster(
+        hosts as usize,
+        get_f64(given, "speed_flops", None)?,
+        get_f64(given, "bandwidth_bytes_per_s", None)?,
+        get_f64(given, "latency_s", None)?,
+        get_f64(given, "backbone_bandwidth_bytes_per_s", None)?,
+        get_f64(given, "backbone_latency_s", None)?,
+    )
+    .map_err(|e| e.to_string())
+}

@@ -1,0 +1,167 @@
+//! The bag-of-tasks family for experiment files (`family = "bot"`): turns a run's parameters
+//! into a master/worker simulation (`schedulers::bot`) and its metrics.
+//!
+//! Deployment: the master runs on host `master` (default: the platform's first host); the
+//! workers run on the first `nodes − 1` other hosts in platform order (`nodes` counts the master,
+//! as the LDS paper's "64 and 90 nodes" do; default: every host).
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use schedulers::bot::{self, registry, BotConfig};
+use sim_core::platform::HostId;
+use sim_core::Engine;
+
+use crate::family::{Family, Named, ParamValue, RunOutput, RunSpec, Table};
+
+/// The bag-of-tasks master/worker family.
+pub struct BagOfTasks;
+
+const WORKLOAD: &[Named] = &[
+    Named { name: "tasks", description: "N, number of equal independent tasks" },
+    Named { name: "task_flops", description: "F, flops per task (e.g. 1e9 = 1000 MFlop)" },
+    Named { name: "task_bytes", description: "B, bytes per task sent with a chunk (default 1000)" },
+    Named { name: "control_bytes", description: "size of a request and of the stop message (default 100)" },
+    Named { name: "master", description: "host of the master (default: the platform's first host)" },
+    Named { name: "nodes", description: "hosts used, master included (default: all)" },
+];
+
+const PARAMETERS: &[Named] = &[
+    WORKLOAD[0],
+    WORKLOAD[1],
+    WORKLOAD[2],
+    WORKLOAD[3],
+    WORKLOAD[4],
+    WORKLOAD[5],
+    Named { name: "chunk", description: "wq: tasks per chunk" },
+    Named { name: "min_chunk", description: "gss: minimum chunk" },
+    Named { name: "alpha", description: "factoring, wf, awf: batch divisor (2 = FAC2)" },
+    Named { name: "first", description: "tss: first chunk" },
+    Named { name: "last", description: "tss: last chunk" },
+    Named { name: "beta", description: "lds: maxExecTime = T_seq / (beta P)" },
+    Named { name: "min_correlation", description: "lds: fit correlation that ends the setup phase" },
+    Named { name: "min_points", description: "lds: measurements before the fit is trusted" },
+    Named { name: "final_alpha", description: "lds: alpha of the finalization factoring" },
+];
+
+const SCHEDULERS: &[Named] = &[
+    Named { name: "wq", description: "work queue: fixed chunks of k tasks" },
+    Named { name: "gss", description: "guided self-scheduling: max(k, ceil(R/P))" },
+    Named { name: "factoring", description: "factoring, batches of P chunks of ceil(R/(alpha P))" },
+    Named { name: "tss", description: "trapezoid self-scheduling" },
+    Named { name: "wf", description: "weighted factoring (host peak speeds)" },
+    Named { name: "awf", description: "adaptive weighted factoring (measured rates)" },
+    Named { name: "lds", description: "LDS, slave-oriented adaptive chunks (Ferreto et al.)" },
+];
+
+struct Prepared {
+    config: BotConfig,
+    policy_params: BTreeMap<String, f64>,
+}
+
+fn number(spec: &RunSpec, name: &str, default: Option<f64>) -> Result<f64, String> {
+    match spec.params.get(name) {
+        Some(v) => v.as_f64().filter(|x| x.is_finite() && *x >= 0.0).ok_or_else(|| {
+            format!("parameter '{name}' must be a non-negative number, got '{v}'")
+        }),
+        None => default.ok_or_else(|| format!("parameter '{name}' is required")),
+    }
+}
+
+fn prepare(spec: &RunSpec) -> Result<Prepared, String> {
+    let platform = &spec.platform;
+    let tasks = match spec.params.get("tasks") {
+        Some(v) => v.as_u64().filter(|&n| n > 0).ok_or_else(|| format!("parameter 'tasks' must be a positive integer, got '{v}'"))?,
+        None => return Err("parameter 'tasks' is required".into()),
+    };
+    let task_flops = number(spec, "task_flops", None)?;
+    let task_bytes = number(spec, "task_bytes", Some(1000.0))?;
+    let control_bytes = number(spec, "control_bytes", Some(100.0))?;
+    let master = match spec.params.get("master") {
+        Some(v) => {
+            let name = v.as_str().ok_or_else(|| format!("parameter 'master' must be a host name, got '{v}'"))?;
+            platform.host_id(name).ok_or_else(|| format!("parameter 'master': no host '{name}' in platform '{}'", spec.platform_name))?
+        }
+        None if !platform.hosts.is_empty() => HostId(0),
+        None => return Err(format!("platform '{}' has no host", spec.platform_name)),
+    };
+    let all = platform.hosts.len();
+    let nodes = match spec.params.get("nodes") {
+        Some(v) => v.as_u64().filter(|&n| n >= 2 && n as usize <= all).ok_or_else(|| {
+            format!("parameter 'nodes' must be an integer from 2 to {all} (the platform's hosts), got '{v}'")
+        })? as usize,
+        None => all,
+    };
+    let workers: Vec<HostId> =
+        (0..all as u32).map(HostId).filter(|&h| h != master).take(nodes - 1).collect();
+    if workers.is_empty() {
+        return Err("the deployment has no worker".into());
+    }
+    let mut policy_params = BTreeMap::new();
+    for (name, value) in &spec.params {
+        if WORKLOAD.iter().any(|w| w.name == name) {
+            continue;
+        }
+        let x = value.as_f64().ok_or_else(|| format!("parameter '{name}' must be a number, got '{value}'"))?;
+        policy_params.insert(name.clone(), x);
+    }
+    registry::build(&spec.scheduler, &policy_params)?;
+    Ok(Prepared {
+        config: BotConfig { master, workers, tasks, task_flops, task_bytes, control_bytes },
+        policy_params,
+    })
+}
+
+impl Family for BagOfTasks {
+    fn name(&self) -> &'static str {
+        "bot"
+    }
+
+    fn description(&self) -> &'static str {
+        "bag of tasks, master/worker: N equal tasks handed out in chunks (LDS paper)"
+    }
+
+    fn schedulers(&self) -> &'static [Named] {
+        SCHEDULERS
+    }
+
+    fn parameters(&self) -> &'static [Named] {
+        PARAMETERS
+    }
+
+    fn validate(&self, spec: &RunSpec) -> Result<(), String> {
+        prepare(spec).map(|_| ())
+    }
+
+    fn run(&self, spec: &RunSpec) -> Result<RunOutput, String> {
+        let prepared = prepare(spec)?;
+        let policy = registry::build(&spec.scheduler, &prepared.policy_params)?;
+        let engine = Engine::new(Arc::clone(&spec.platform)).map_err(|e| e.to_string())?;
+        let hosts = prepared.config.workers.clone();
+        let (outcome, events) = bot::run(engine, prepared.config, policy)?;
+        let mut metrics = BTreeMap::new();
+        metrics.insert("makespan_s".to_string(), outcome.makespan);
+        metrics.insert("chunks".to_string(), outcome.chunks.len() as f64);
+        metrics.insert("tasks_done".to_string(), outcome.tasks_done as f64);
+        metrics.insert("workers_lost".to_string(), outcome.workers_lost as f64);
+        let columns = ["worker", "host", "size", "first_task", "sent_s", "start_s", "end_s"];
+        let rows = outcome
+            .chunks
+            .iter()
+            .map(|c| {
+                vec![
+                    ParamValue::Int(c.worker as i64),
+                    ParamValue::Str(spec.platform.host(hosts[c.worker]).name.clone()),
+                    ParamValue::Int(c.size as i64),
+                    ParamValue::Int(c.first_task as i64),
+                    ParamValue::Float(c.sent),
+                    ParamValue::Float(c.start),
+                    ParamValue::Float(c.end),
+                ]
+            })
+            .collect();
+        let mut tables = BTreeMap::new();
+        tables.insert("chunks".to_string(), Table { columns: columns.iter().map(|c| c.to_string()).collect(), rows });
+        Ok(RunOutput { metrics, events, tables })
+    }
+}

@@ -1,0 +1,744 @@
+//! Figures: the experiment's `[[figures]]` drawn from its CSV files with plotters, as SVG and
+//! PNG.
+//!
+//! A figure reads `runs.csv` (or a per-run table), keeps the rows its `where` selects, groups
+//! them by panel, series and x value, and draws the mean of y over each group (the group holds
+//! the replications) with a 95% Student-t confidence interval as an error bar. Every column
+//! that identifies runs and varies must be x, series, panels or fixed by `where`, so a point
+//! never silently averages different configurations.
+//!
+//! Text is rendered with the bundled DejaVu Sans (`fonts/DejaVuSans.ttf`, Bitstream Vera
+//! license in `fonts/LICENSE-DejaVu.txt`), so PNGs look the same on machines without fonts.
+
+pub mod stats;
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::sync::Once;
+
+use anyhow::{anyhow, bail, Context, Result};
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
+use plotters::style::FontStyle;
+
+use crate::experiment::{self, filter_values, spec::FigureSpec};
+use crate::output::CsvTable;
+use crate::runner::store::Manifest;
+
+/// The bundled font.
+static FONT: &[u8] = include_bytes!("fonts/DejaVuSans.ttf");
+const FAMILY: &str = "sans-serif";
+
+/// Width of a one-panel figure, pixels.
+const PANEL_WIDTH: u32 = 800;
+/// Height of one row of panels, pixels.
+const PANEL_HEIGHT: u32 = 520;
+
+fn register_font() {
+    static ONCE: Once = Once::new();
+    ONCE.call_once(|| {
+        // The bytes are a valid TrueType font compiled into the binary.
+        if plotters::style::register_font(FAMILY, FontStyle::Normal, FONT).is_err() {
+            panic!("the bundled DejaVu Sans font does not parse");
+        }
+    });
+}
+
+/// One point of a series: the mean of y over a group and its confidence interval.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Point {
+    /// Position on the x axis (the category's index for a categorical axis).
+    pub x: f64,
+    /// Mean of y.
+    pub mean: f64,
+    /// Lower end of the error bar.
+    pub lo: f64,
+    /// Upper end of the error bar.
+    pub hi: f64,
+    /// Number of values averaged.
+    pub n: usize,
+}
+
+/// A line of a panel.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Series {
+    /// Legend text.
+    pub name: String,
+    /// Points by increasing x.
+    pub points: Vec<Point>,
+}
+
+/// One sub-plot.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Panel {
+    /// Caption (`column = value`), `None` without panels.
+    pub title: Option<String>,
+    /// Lines, in the order of first appearance in the data.
+    pub series: Vec<Series>,
+}
+
+/// Everything needed to draw one figure.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FigureData {
+    /// Sub-plots.
+    pub panels: Vec<Panel>,
+    /// Category names when x is not numeric.
+    pub categories: Option<Vec<String>>,
+    /// Every series name across panels (one legend for the figure).
+    pub series_names: Vec<String>,
+    /// Whether any point averages more than one value.
+    pub replicated: bool,
+}
+
+/// Groups and averages the rows of `table` for `figure`. `key_columns` are the columns that
+/// identify runs; `source` names the CSV file in messages.
+pub fn prepare(figure: &FigureSpec, table: &CsvTable, key_columns: &[String], source: &str) -> Result<FigureData> {
+    let name = figure.name.get_ref();
+    let column = |c: &str| {
+        table.column(c).ok_or_else(|| {
+            anyhow!(
+                "figure '{name}': no column '{c}' in {source} (columns: {})",
+                table.header.join(", ")
+            )
+        })
+    };
+    let x = column(figure.x.get_ref())?;
+    let y = column(figure.y.get_ref())?;
+    let series_col = figure.series.as_ref().map_or("scheduler", |s| s.get_ref().as_str());
+    let series = column(series_col)?;
+    let panels = figure.panels.as_ref().map(|p| column(p.get_ref())).transpose()?;
+    let mut filters = Vec::new();
+    for (k, v) in &figure.filter {
+        let values = filter_values(v.get_ref()).ok_or_else(|| {
+            anyhow!(
+                "figure '{name}': where.{} must be a value or a list of values",
+                k.get_ref()
+            )
+        })?;
+        filters.push((column(k.get_ref())?, values));
+    }
+    let rows: Vec<&Vec<String>> = table
+        .rows
+        .iter()
+        .filter(|r| filters.iter().all(|(c, vals)| vals.contains(&r[*c])))
+        .collect();
+    if rows.is_empty() {
+        bail!("figure '{name}': no row of {source} matches its `where`");
+    }
+
+    // No varying key column may be averaged over.
+    let mut drawn = vec![x, series];
+    drawn.extend(panels);
+    drawn.extend(filters.iter().map(|(c, _)| *c));
+    for key in key_columns {
+        if matches!(key.as_str(), "replication" | "seed") {
+            continue;
+        }
+        let Some(c) = table.column(key) else { continue };
+        if drawn.contains(&c) {
+            continue;
+        }
+        let values: BTreeSet<&str> = rows.iter().map(|r| r[c].as_str()).collect();
+        if values.len() > 1 {
+            bail!(
+                "figure '{name}': column '{key}' varies ({}) but is not x, series or panels; fix it with `where`",
+                values.into_iter().take(5).collect::<Vec<_>>().join(", ")
+            );
+        }
+    }
+
+    // x: numeric when every non-empty value parses, else categories in order of appearance.
+    let numeric = rows
+        .iter()
+        .all(|r| r[x].is_empty() || r[x].parse::<f64>().is_ok_and(f64::is_finite));
+    let categories: Option<Vec<String>> = if numeric {
+        None
+    } else {
+        let mut cats: Vec<String> = Vec::new();
+        for r in &rows {
+            if !r[x].is_empty() && !cats.contains(&r[x]) {
+                cats.push(r[x].clone());
+            }
+        }
+        Some(cats)
+    };
+    if categories.is_some() && figure.x_log {
+        bail!(
+            "figure '{name}': x_log needs numbers, but column '{}' holds text",
+            figure.x.get_ref()
+        );
+    }
+
+    // Group: panel -> series -> x -> values, each level in order of first appearance.
+    type Groups = Vec<(String, Vec<(String, Vec<(f64, Vec<f64>)>)>)>;
+    let mut groups: Groups = Vec::new();
+    let mut series_names: Vec<String> = Vec::new();
+    for (i, r) in rows.iter().enumerate() {
+        if r[x].is_empty() || r[y].is_empty() {
+            continue;
+        }
+        let yv: f64 = r[y].parse().map_err(|_| {
+            anyhow!(
+                "figure '{name}': column '{}' holds '{}' (row {}), not a number",
+                figure.y.get_ref(),
+                r[y],
+                i + 1
+            )
+        })?;
+        if !yv.is_finite() {
+            continue;
+        }
+        let xv = match &categories {
+            Some(cats) => cats.iter().position(|c| c == &r[x]).unwrap_or(0) as f64,
+            None => r[x].parse::<f64>().unwrap_or(f64::NAN),
+        };
+        let panel_key = panels.map_or_else(String::new, |p| r[p].clone());
+        let series_key = r[series].clone();
+        if !series_names.contains(&series_key) {
+            series_names.push(series_key.clone());
+        }
+        let pi = match groups.iter().position(|(k, _)| *k == panel_key) {
+            Some(i) => i,
+            None => {
+                groups.push((panel_key, Vec::new()));
+                groups.len() - 1
+            }
+        };
+        let panel = &mut groups[pi].1;
+        let si = match panel.iter().position(|(k, _)| *k == series_key) {
+            Some(i) => i,
+            None => {
+                panel.push((series_key, Vec::new()));
+                panel.len() - 1
+            }
+        };
+        let points = &mut panel[si].1;
+        match points.iter_mut().find(|(px, _)| *px == xv) {
+            Some((_, ys)) => ys.push(yv),
+            None => points.push((xv, vec![yv])),
+        }
+    }
+    if groups.is_empty() {
+        bail!("figure '{name}': no finite value of '{}' to draw", figure.y.get_ref());
+    }
+    let error_bars = figure.error_bars.unwrap_or(true);
+    let mut replicated = false;
+    let panel_col = figure.panels.as_ref().map(|p| p.get_ref().clone());
+    let panels = groups
+        .into_iter()
+        .map(|(key, series)| Panel {
+            title: panel_col.as_ref().map(|c| {
+                if key.is_empty() {
+                    format!("{c} not set")
+                } else {
+                    format!("{c} = {key}")
+                }
+            }),
+            series: series
+                .into_iter()
+                .map(|(sname, mut points)| {
+                    points.sort_by(|a, b| a.0.total_cmp(&b.0));
+                    Series {
+                        name: sname,
+                        points: points
+                            .into_iter()
+                            .filter_map(|(px, ys)| {
+                                let s = stats::summarize(&ys)?;
+                                replicated |= s.n > 1;
+                                let h = if error_bars { s.half_width } else { 0.0 };
+                                Some(Point {
+                                    x: px,
+                                    mean: s.mean,
+                                    lo: s.mean - h,
+                                    hi: s.mean + h,
+                                    n: s.n,
+                                })
+                            })
+                            .collect(),
+                    }
+                })
+                .collect(),
+        })
+        .collect();
+    Ok(FigureData {
+        panels,
+        categories,
+        series_names,
+        replicated,
+    })
+}
+
+/// Whether the figure's `where` keeps at least one row of `table` (true when a `where` column
+/// is missing, so that `prepare` reports it).
+pub fn selects_rows(figure: &FigureSpec, table: &CsvTable) -> bool {
+    let mut filters = Vec::new();
+    for (k, v) in &figure.filter {
+        match (table.column(k.get_ref()), filter_values(v.get_ref())) {
+            (Some(c), Some(values)) => filters.push((c, values)),
+            _ => return true,
+        }
+    }
+    table
+        .rows
+        .iter()
+        .any(|r| filters.iter().all(|(c, vals)| vals.contains(&r[*c])))
+}
+
+/// Draws every figure of a results directory (declared in its `experiment.toml`) into
+/// `plots_dir`, as `<figure>.svg` and `<figure>.png`. Returns the files written. In quick mode,
+/// figures whose `where` selects no run of the quick subset are skipped.
+pub fn draw_all(results_dir: &Path, plots_dir: &Path) -> Result<Vec<PathBuf>> {
+    let experiment_file = results_dir.join("experiment.toml");
+    let text = std::fs::read_to_string(&experiment_file)
+        .with_context(|| format!("{}: not a gridsim results directory", results_dir.display()))?;
+    let spec = experiment::parse(&experiment_file, &text)?;
+    let manifest = Manifest::read(results_dir)?;
+    let mut written = Vec::new();
+    if spec.figures.is_empty() {
+        return Ok(written);
+    }
+    std::fs::create_dir_all(plots_dir).with_context(|| format!("creating {}", plots_dir.display()))?;
+    for figure in &spec.figures {
+        let figure = figure.get_ref();
+        let source = figure.source.as_ref().map_or("runs", |s| s.get_ref().as_str());
+        let csv_name = format!("{source}.csv");
+        let table = CsvTable::read(&results_dir.join(&csv_name))?;
+        if manifest.quick && !selects_rows(figure, &table) {
+            // The quick subset does not include what this figure shows.
+            continue;
+        }
+        let data = prepare(figure, &table, &manifest.key_columns, &csv_name)
+            .with_context(|| format!("{}", experiment_file.display()))?;
+        for (ext, format) in [("svg", Format::Svg), ("png", Format::Png)] {
+            let path = plots_dir.join(format!("{}.{ext}", figure.name.get_ref()));
+            // Drawn under a temporary name, then renamed: a reader (or another shard finishing
+            // at the same time) never sees half a picture.
+            let tmp = plots_dir.join(format!(".tmp-{}-{}.{ext}", std::process::id(), figure.name.get_ref()));
+            let drawn = render(figure, &data, &tmp, format)
+                .and_then(|()| std::fs::rename(&tmp, &path).with_context(|| format!("writing {}", path.display())));
+            if let Err(e) = drawn {
+                let _ = std::fs::remove_file(&tmp);
+                return Err(e);
+            }
+            written.push(path);
+        }
+    }
+    Ok(written)
+}
+
+/// Image format.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    /// Scalable vector graphics.
+    Svg,
+    /// Portable network graphics.
+    Png,
+}
+
+/// The figure's pixel size for a number of panels.
+fn layout(panels: usize, legend_rows: usize) -> (u32, u32, usize, usize) {
+    let cols = if panels <= 1 { 1 } else { 2 };
+    let rows = panels.div_ceil(cols).max(1);
+    let width = if cols == 1 { PANEL_WIDTH } else { PANEL_WIDTH * 3 / 2 };
+    let height = PANEL_HEIGHT * rows as u32 + 40 + 28 * legend_rows as u32;
+    (width, height, rows, cols)
+}
+
+/// Draws one figure into a file.
+pub fn render(figure: &FigureSpec, data: &FigureData, path: &Path, format: Format) -> Result<()> {
+    register_font();
+    let (width, _, _, _) = layout(data.panels.len(), 1);
+    let legend_rows = legend_layout(&data.series_names, width).len();
+    let (width, height, rows, cols) = layout(data.panels.len(), legend_rows);
+    let result = match format {
+        Format::Svg => {
+            let root = SVGBackend::new(path, (width, height)).into_drawing_area();
+            draw(&root, figure, data, rows, cols, legend_rows).and_then(|()| root.present().map_err(|e| e.to_string()))
+        }
+        Format::Png => {
+            let root = BitMapBackend::new(path, (width, height)).into_drawing_area();
+            draw(&root, figure, data, rows, cols, legend_rows).and_then(|()| root.present().map_err(|e| e.to_string()))
+        }
+    };
+    result.map_err(|e| anyhow!("drawing {}: {e}", path.display()))
+}
+
+/// Colour-blind-safe colours (Okabe and Ito, 2008), darkest first.
+const COLORS: [RGBColor; 7] = [
+    RGBColor(0, 114, 178),
+    RGBColor(213, 94, 0),
+    RGBColor(0, 158, 115),
+    RGBColor(204, 121, 167),
+    RGBColor(86, 180, 233),
+    RGBColor(230, 159, 0),
+    RGBColor(0, 0, 0),
+];
+
+fn style_of(index: usize) -> (RGBColor, usize) {
+    (COLORS[index % COLORS.len()], (index / COLORS.len() + index) % 4)
+}
+
+fn draw<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    figure: &FigureSpec,
+    data: &FigureData,
+    rows: usize,
+    cols: usize,
+    legend_rows: usize,
+) -> Result<(), String> {
+    let err = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
+    root.fill(&WHITE).map_err(err)?;
+    let body = match &figure.title {
+        Some(title) => root.titled(title, (FAMILY, 26).into_font()).map_err(err)?,
+        None => root.clone(),
+    };
+    let (_, h) = body.dim_in_pixel();
+    let (plots, legend) = body.split_vertically(h.saturating_sub(28 * legend_rows as u32 + 8));
+    draw_legend(&legend, &data.series_names).map_err(err)?;
+
+    // Shared ranges over all panels.
+    let points = || {
+        data.panels
+            .iter()
+            .flat_map(|p| p.series.iter().flat_map(|s| s.points.iter()))
+    };
+    let name = figure.name.get_ref();
+    let x_range = match &data.categories {
+        Some(c) => (-0.5, c.len() as f64 - 0.5),
+        None => range(points().map(|p| p.x), figure.x_log)
+            .map_err(|m| format!("figure '{name}': x ({}) {m}", figure.x.get_ref()))?,
+    };
+    if figure.y_log {
+        if let Some(p) = points().find(|p| p.mean <= 0.0) {
+            return Err(format!(
+                "figure '{name}': y_log needs positive values, but '{}' has mean {}",
+                figure.y.get_ref(),
+                p.mean
+            ));
+        }
+    }
+    let y_values: Vec<f64> = points()
+        .flat_map(|p| [p.lo, p.mean, p.hi])
+        .filter(|v| !figure.y_log || *v > 0.0)
+        .collect();
+    let y_range = range(y_values.into_iter(), figure.y_log)
+        .map_err(|m| format!("figure '{name}': y ({}) {m}", figure.y.get_ref()))?;
+
+    let areas = plots.split_evenly((rows, cols));
+    for (area, panel) in areas.iter().zip(&data.panels) {
+        let ctx = PanelCtx { figure, data, panel };
+        let (x0, x1) = x_range;
+        let (y0, y1) = y_range;
+        let log_x = || {
+            (x0..x1)
+                .log_scale()
+                .with_key_points(log_ticks(x0, x1))
+                .with_light_points(log_minor(x0, x1))
+        };
+        let log_y = || {
+            (y0..y1)
+                .log_scale()
+                .with_key_points(log_ticks(y0, y1))
+                .with_light_points(log_minor(y0, y1))
+        };
+        match (figure.x_log, figure.y_log) {
+            (false, false) => ctx.draw(area, x0..x1, y0..y1),
+            (true, false) => ctx.draw(area, log_x(), y0..y1),
+            (false, true) => ctx.draw(area, x0..x1, log_y()),
+            (true, true) => ctx.draw(area, log_x(), log_y()),
+        }?;
+    }
+    Ok(())
+}
+
+/// Axis bounds with a margin; log axes need positive values.
+fn range(values: impl Iterator<Item = f64>, log: bool) -> Result<(f64, f64), String> {
+    let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
+    for v in values {
+        if log && v <= 0.0 {
+            return Err(format!("is on a logarithmic axis but has the value {v}"));
+        }
+        lo = lo.min(v);
+        hi = hi.max(v);
+    }
+    if !lo.is_finite() || !hi.is_finite() {
+        return Err("has no finite value".into());
+    }
+    if log {
+        let (l, h) = (lo.log10(), hi.log10());
+        let pad = ((h - l) * 0.05).max(0.05);
+        Ok((10f64.powf(l - pad), 10f64.powf(h + pad)))
+    } else if hi > lo {
+        let pad = (hi - lo) * 0.05;
+        Ok((lo - pad, hi + pad))
+    } else {
+        let pad = if lo == 0.0 { 1.0 } else { lo.abs() * 0.1 };
+        Ok((lo - pad, hi + pad))
+    }
+}
+
+/// Labelled ticks of a logarithmic axis: 1, 2, 5 times powers of ten inside `[lo, hi]`, or only
+/// the powers of ten when that would be more than 8 ticks (then every k-th power if needed).
+fn log_ticks(lo: f64, hi: f64) -> Vec<f64> {
+    let (e0, e1) = (lo.log10().floor() as i32, hi.log10().ceil() as i32);
+    let within = |v: &f64| *v >= lo * (1.0 - 1e-9) && *v <= hi * (1.0 + 1e-9);
+    let dense: Vec<f64> = (e0..=e1)
+        .flat_map(|e| [1.0, 2.0, 5.0].map(|m| m * 10f64.powi(e)))
+        .filter(within)
+        .collect();
+    if dense.len() >= 2 && dense.len() <= 8 {
+        return dense;
+    }
+    let step = ((e1 - e0) / 8 + 1).max(1) as usize;
+    let powers: Vec<f64> = (e0..=e1).step_by(step).map(|e| 10f64.powi(e)).filter(within).collect();
+    if powers.len() >= 2 {
+        powers
+    } else {
+        dense
+    }
+}
+
+/// Unlabelled grid lines of a logarithmic axis: 1..9 times powers of ten inside `[lo, hi]`.
+fn log_minor(lo: f64, hi: f64) -> Vec<f64> {
+    let (e0, e1) = (lo.log10().floor() as i32, hi.log10().ceil() as i32);
+    if e1 - e0 > 12 {
+        return Vec::new();
+    }
+    (e0..=e1)
+        .flat_map(|e| (1..10).map(move |m| m as f64 * 10f64.powi(e)))
+        .filter(|v| *v >= lo && *v <= hi)
+        .collect()
+}
+
+/// Short tick text: up to 4 significant digits, exponent form for very large or small values.
+pub fn tick_label(v: f64) -> String {
+    if v == 0.0 || !v.is_finite() {
+        return if v == 0.0 { "0".into() } else { format!("{v}") };
+    }
+    let a = v.abs();
+    if !(1e-3..1e5).contains(&a) {
+        let text = format!("{v:.3e}");
+        let (mantissa, exponent) = text.split_once('e').unwrap_or((&text, "0"));
+        let mantissa = mantissa.trim_end_matches('0').trim_end_matches('.');
+        return format!("{mantissa}e{exponent}");
+    }
+    let decimals = (3 - a.log10().floor() as i32).clamp(0, 6) as usize;
+    let text = format!("{v:.decimals$}");
+    if text.contains('.') {
+        text.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        text
+    }
+}
+
+struct PanelCtx<'a> {
+    figure: &'a FigureSpec,
+    data: &'a FigureData,
+    panel: &'a Panel,
+}
+
+impl PanelCtx<'_> {
+    fn draw<DB, X, Y>(&self, area: &DrawingArea<DB, Shift>, x: X, y: Y) -> Result<(), String>
+    where
+        DB: DrawingBackend,
+        X: plotters::coord::ranged1d::AsRangedCoord<Value = f64>,
+        Y: plotters::coord::ranged1d::AsRangedCoord<Value = f64>,
+        X::CoordDescType: plotters::coord::ranged1d::ValueFormatter<f64>,
+        Y::CoordDescType: plotters::coord::ranged1d::ValueFormatter<f64>,
+    {
+        let err = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
+        let figure = self.figure;
+        // Category names that do not fit side by side are written vertically.
+        let (width, _) = area.dim_in_pixel();
+        let rotate = self.data.categories.as_ref().is_some_and(|c| {
+            let longest = c.iter().map(|n| n.chars().count()).max().unwrap_or(0) as u32;
+            (longest * 9 + 8) * c.len() as u32 > width.saturating_sub(120)
+        });
+        let x_area = if rotate {
+            let longest = self
+                .data
+                .categories
+                .iter()
+                .flatten()
+                .map(|n| n.chars().count())
+                .max()
+                .unwrap_or(0);
+            40 + 8 * longest.min(30) as u32
+        } else {
+            58
+        };
+        let mut builder = ChartBuilder::on(area);
+        builder
+            .margin(14)
+            .margin_right(28)
+            .x_label_area_size(x_area)
+            .y_label_area_size(84);
+        if let Some(title) = &self.panel.title {
+            builder.caption(title, (FAMILY, 20).into_font());
+        }
+        let mut chart = builder.build_cartesian_2d(x, y).map_err(err)?;
+        let categories = self.data.categories.clone();
+        let x_fmt = move |v: &f64| match &categories {
+            Some(_) if rotate => String::new(),
+            Some(c) => {
+                let i = v.round();
+                if (v - i).abs() < 1e-6 && i >= 0.0 && (i as usize) < c.len() {
+                    c[i as usize].clone()
+                } else {
+                    String::new()
+                }
+            }
+            None => tick_label(*v),
+        };
+        let y_fmt = |v: &f64| tick_label(*v);
+        let x_desc = figure.x_label.clone().unwrap_or_else(|| figure.x.get_ref().clone());
+        let y_desc = figure.y_label.clone().unwrap_or_else(|| figure.y.get_ref().clone());
+        let mut mesh = chart.configure_mesh();
+        mesh.x_desc(x_desc)
+            .y_desc(y_desc)
+            .axis_desc_style((FAMILY, 18).into_font())
+            .label_style((FAMILY, 15).into_font())
+            .x_label_formatter(&x_fmt)
+            .y_label_formatter(&y_fmt)
+            .light_line_style(RGBColor(235, 235, 235))
+            .bold_line_style(RGBColor(200, 200, 200));
+        if let Some(c) = &self.data.categories {
+            mesh.x_labels(c.len().max(2)).disable_x_mesh();
+        }
+        mesh.draw().map_err(err)?;
+        if rotate {
+            // Vertical category names, drawn here because plotters centres rotated tick labels
+            // on the axis line.
+            let style = (FAMILY, 13)
+                .into_font()
+                .transform(FontTransform::Rotate90)
+                .color(&BLACK)
+                .pos(Pos::new(HPos::Left, VPos::Center));
+            let base = area.get_base_pixel();
+            let y_bottom = chart.y_range().start;
+            for (i, name) in self.data.categories.iter().flatten().enumerate() {
+                let (px, py) = chart.backend_coord(&(i as f64, y_bottom));
+                area.draw_text(name, &style, (px - base.0, py - base.1 + 8))
+                    .map_err(err)?;
+            }
+        }
+
+        for series in &self.panel.series {
+            let index = self
+                .data
+                .series_names
+                .iter()
+                .position(|n| *n == series.name)
+                .unwrap_or(0);
+            let (color, shape) = style_of(index);
+            let line = color.stroke_width(2);
+            // Series side by side around each category, so that their markers do not hide
+            // each other.
+            let dx = match &self.data.categories {
+                Some(_) => {
+                    let n = self.data.series_names.len() as f64;
+                    (index as f64 - (n - 1.0) / 2.0) * (0.6 / n).min(0.15)
+                }
+                None => 0.0,
+            };
+            let pts: Vec<(f64, f64)> = series.points.iter().map(|p| (p.x + dx, p.mean)).collect();
+            // Lines join numeric x values only: categories have no order to interpolate.
+            if self.data.categories.is_none() {
+                chart.draw_series(LineSeries::new(pts.clone(), line)).map_err(err)?;
+            }
+            match shape {
+                0 => chart.draw_series(pts.iter().map(|&c| Circle::new(c, 5, color.filled()))),
+                1 => chart.draw_series(pts.iter().map(|&c| TriangleMarker::new(c, 6, color.filled()))),
+                2 => chart.draw_series(pts.iter().map(|&c| Cross::new(c, 5, color.stroke_width(2)))),
+                _ => chart.draw_series(pts.iter().map(|&c| Circle::new(c, 5, color.stroke_width(2)))),
+            }
+            .map_err(err)?;
+            // Error bars: a vertical segment from lo to hi with 10-pixel caps (plotters' own
+            // ErrorBar also draws a ring on the mean, which would hide the marker's shape).
+            let bars: Vec<&Point> = series.points.iter().filter(|p| p.hi > p.lo).collect();
+            chart
+                .draw_series(
+                    bars.iter()
+                        .map(|p| PathElement::new(vec![(p.x + dx, p.lo), (p.x + dx, p.hi)], line)),
+                )
+                .map_err(err)?;
+            chart
+                .draw_series(
+                    bars.iter()
+                        .flat_map(|p| [(p.x + dx, p.lo), (p.x + dx, p.hi)])
+                        .map(|c| EmptyElement::at(c) + PathElement::new(vec![(-5, 0), (5, 0)], line)),
+                )
+                .map_err(err)?;
+        }
+        Ok(())
+    }
+}
+
+/// Draws a marker of one of four shapes (filled circle, filled triangle, cross, ring) at a
+/// pixel position.
+fn draw_marker_px<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    c: (i32, i32),
+    shape: usize,
+    color: RGBColor,
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    match shape {
+        0 => area.draw(&Circle::new(c, 5, color.filled())),
+        1 => area.draw(&TriangleMarker::new(c, 6, color.filled())),
+        2 => area.draw(&Cross::new(c, 5, color.stroke_width(2))),
+        _ => area.draw(&Circle::new(c, 5, color.stroke_width(2))),
+    }
+}
+
+/// Rows of legend entries that fit in `width`.
+fn legend_layout(names: &[String], width: u32) -> Vec<Vec<usize>> {
+    let mut rows: Vec<Vec<usize>> = vec![Vec::new()];
+    let mut used = 20u32;
+    for (i, name) in names.iter().enumerate() {
+        let w = legend_item_width(name);
+        if used + w > width && !rows.last().is_some_and(Vec::is_empty) {
+            rows.push(Vec::new());
+            used = 20;
+        }
+        rows.last_mut().expect("one row").push(i);
+        used += w;
+    }
+    rows
+}
+
+fn legend_item_width(name: &str) -> u32 {
+    // Marker and line (36 px), gap, then about 10 px per character at 16 px.
+    50 + 10 * name.chars().count() as u32
+}
+
+fn draw_legend<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    names: &[String],
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    let (width, _) = area.dim_in_pixel();
+    let font = (FAMILY, 16)
+        .into_font()
+        .color(&BLACK)
+        .pos(Pos::new(HPos::Left, VPos::Center));
+    // Measured width of an entry: line and marker, gap, text, space before the next entry.
+    let item = |name: &str| -> i32 {
+        let text = area
+            .estimate_text_size(name, &font)
+            .map_or(legend_item_width(name) - 50, |(w, _)| w);
+        (38 + text + 24) as i32
+    };
+    for (row, items) in legend_layout(names, width).iter().enumerate() {
+        let total: i32 = items.iter().map(|&i| item(&names[i])).sum();
+        let mut x = (width as i32 - total).max(0) / 2;
+        let y = 14 + 28 * row as i32;
+        for &i in items {
+            let (color, shape) = style_of(i);
+            area.draw(&PathElement::new(vec![(x, y), (x + 30, y)], color.stroke_width(2)))?;
+            draw_marker_px(area, (x + 15, y), shape, color)?;
+            area.draw(&Text::new(names[i].clone(), (x + 38, y), font.clone()))?;
+            x += item(&names[i]);
+        }
+    }
+    Ok(())
+}

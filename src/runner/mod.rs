@@ -1,0 +1,374 @@
+//! Runs an expanded experiment on all cores, resumably, and merges the results.
+//!
+//! * Parallelism: a rayon pool of `--jobs` threads; each run is independent.
+//! * Resume: each completed run is stored at once as its own record file, written atomically
+//!   ([`store`]). A new invocation skips every run whose record exists, so a sweep killed by
+//!   SIGINT or SIGKILL loses at most the runs that were in flight, and never leaves a torn row.
+//! * Determinism: the CSV files are produced from the records in run-index order after the
+//!   runs finish, never as threads complete, so they are byte-identical whatever `--jobs` is.
+//!   Wall-clock figures go to `timing.csv` only.
+//! * Sharding: `--shard K/N` runs the runs whose index is K-1 modulo N. Shards may share one
+//!   results directory (the last one to finish merges) or use separate ones combined by
+//!   [`merge`].
+
+pub mod store;
+
+use std::fs;
+use std::io::IsTerminal;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, Context, Result};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use rayon::prelude::*;
+
+use crate::experiment::{Experiment, Run};
+use crate::output::write_atomic;
+use store::{Manifest, Record, RECORDS_DIR};
+
+/// One slice of a sweep: the runs whose index is `k - 1` modulo `n`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Shard {
+    /// 1-based slice number.
+    pub k: usize,
+    /// Number of slices.
+    pub n: usize,
+}
+
+impl Shard {
+    /// Whether run `index` belongs to this slice.
+    pub fn contains(&self, index: usize) -> bool {
+        index % self.n == self.k - 1
+    }
+}
+
+impl FromStr for Shard {
+    type Err = String;
+
+    /// `K/N` with 1 <= K <= N.
+    fn from_str(s: &str) -> Result<Shard, String> {
+        let bad = || format!("'{s}' is not a shard: use K/N with 1 <= K <= N, e.g. 3/16");
+        let (k, n) = s.split_once('/').ok_or_else(bad)?;
+        let k: usize = k.trim().parse().map_err(|_| bad())?;
+        let n: usize = n.trim().parse().map_err(|_| bad())?;
+        if k == 0 || n == 0 || k > n {
+            return Err(bad());
+        }
+        Ok(Shard { k, n })
+    }
+}
+
+/// How to run an experiment.
+#[derive(Clone, Debug)]
+pub struct RunOptions {
+    /// Results go to `<out_root>/results/<name>/`, figures to `<out_root>/plots/<name>/`.
+    pub out_root: PathBuf,
+    /// Worker threads (at least 1).
+    pub jobs: usize,
+    /// Discard previous results of this experiment first.
+    pub fresh: bool,
+    /// Run only one slice of the sweep.
+    pub shard: Option<Shard>,
+    /// Draw a progress bar on stderr (the CLI enables it when stderr is a terminal).
+    pub progress: bool,
+    /// Draw the declared figures once the results are complete.
+    pub plots: bool,
+    /// Test hook: stop starting runs once this many have completed in this invocation, as if
+    /// the process had been interrupted (no merge).
+    pub stop_after: Option<usize>,
+}
+
+impl RunOptions {
+    /// Defaults: output under `out_root`, all cores, resume, no shard, no progress bar, figures.
+    pub fn new(out_root: impl Into<PathBuf>) -> RunOptions {
+        RunOptions {
+            out_root: out_root.into(),
+            jobs: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            fresh: false,
+            shard: None,
+            progress: false,
+            plots: true,
+            stop_after: None,
+        }
+    }
+}
+
+/// What [`run`] did.
+#[derive(Clone, Debug)]
+pub struct RunReport {
+    /// `<out_root>/results/<name>`.
+    pub results_dir: PathBuf,
+    /// `<out_root>/plots/<name>`.
+    pub plots_dir: PathBuf,
+    /// Runs in the sweep.
+    pub total: usize,
+    /// Runs of this invocation's slice.
+    pub selected: usize,
+    /// Runs of the slice skipped because a record existed.
+    pub cached: usize,
+    /// Runs executed now.
+    pub executed: usize,
+    /// Wall-clock time of the executions.
+    pub elapsed: Duration,
+    /// Whether every run of the sweep has a record and the CSV files were written.
+    pub complete: bool,
+    /// Runs of the whole sweep still without a record.
+    pub missing: usize,
+    /// Files written by the merge (CSV) and the figures.
+    pub written: Vec<PathBuf>,
+}
+
+/// The results and plots directories of an experiment under `out_root`.
+pub fn output_dirs(experiment: &Experiment, out_root: &Path) -> (PathBuf, PathBuf) {
+    let name = experiment.dir_name();
+    (out_root.join("results").join(&name), out_root.join("plots").join(&name))
+}
+
+/// Runs every run of the experiment (or of one shard) that has no record yet, then, if the
+/// whole sweep is recorded, writes the CSV files and figures.
+pub fn run(experiment: &Experiment, opts: &RunOptions) -> Result<RunReport> {
+    let (results_dir, plots_dir) = output_dirs(experiment, &opts.out_root);
+    if opts.fresh && results_dir.exists() {
+        fs::remove_dir_all(&results_dir).with_context(|| format!("removing {}", results_dir.display()))?;
+    }
+    fs::create_dir_all(results_dir.join(RECORDS_DIR))
+        .with_context(|| format!("creating {}", results_dir.join(RECORDS_DIR).display()))?;
+    write_atomic(&results_dir.join("experiment.toml"), experiment.text.as_bytes())?;
+    let manifest = Manifest::of(experiment);
+    manifest.write(&results_dir)?;
+
+    let selected: Vec<&Run> = experiment
+        .runs
+        .iter()
+        .filter(|r| opts.shard.map_or(true, |s| s.contains(r.spec.index)))
+        .collect();
+    let pending: Vec<&Run> = selected
+        .iter()
+        .copied()
+        .filter(|r| !Record::exists(&results_dir, &r.fingerprint))
+        .collect();
+    let cached = selected.len() - pending.len();
+
+    let started = Instant::now();
+    let executed = execute(experiment, &pending, &results_dir, opts)?;
+    let elapsed = started.elapsed();
+
+    let missing: Vec<usize> = experiment
+        .runs
+        .iter()
+        .filter(|r| !Record::exists(&results_dir, &r.fingerprint))
+        .map(|r| r.spec.index)
+        .collect();
+    let mut report = RunReport {
+        results_dir: results_dir.clone(),
+        plots_dir: plots_dir.clone(),
+        total: experiment.runs.len(),
+        selected: selected.len(),
+        cached,
+        executed,
+        elapsed,
+        complete: missing.is_empty(),
+        missing: missing.len(),
+        written: Vec::new(),
+    };
+    if report.complete {
+        report.written = finalize(&results_dir, &plots_dir, opts.plots)?;
+    }
+    Ok(report)
+}
+
+/// Runs `pending` on a pool of `opts.jobs` threads, storing each result as it completes.
+/// Returns how many runs completed; fails with the first run that failed (the others that
+/// completed are stored).
+fn execute(experiment: &Experiment, pending: &[&Run], results_dir: &Path, opts: &RunOptions) -> Result<usize> {
+    if pending.is_empty() {
+        return Ok(0);
+    }
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(opts.jobs.max(1))
+        .thread_name(|i| format!("gridsim-run-{i}"))
+        .build()
+        .context("starting the worker threads")?;
+    let bar = if opts.progress && std::io::stderr().is_terminal() {
+        let bar = ProgressBar::with_draw_target(Some(pending.len() as u64), ProgressDrawTarget::stderr());
+        let style = ProgressStyle::with_template(
+            "{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} runs, ETA {eta}  {wide_msg}",
+        )
+        .expect("valid progress template");
+        bar.set_style(style);
+        bar.enable_steady_tick(Duration::from_millis(200));
+        bar
+    } else {
+        ProgressBar::hidden()
+    };
+    let stop = AtomicBool::new(false);
+    let completed = AtomicUsize::new(0);
+    let failure: Mutex<Option<String>> = Mutex::new(None);
+    let key_columns = &experiment.key_columns;
+
+    pool.install(|| {
+        pending.par_iter().with_max_len(1).for_each(|run| {
+            if stop.load(Ordering::SeqCst) {
+                return;
+            }
+            let label = run.describe(key_columns);
+            bar.set_message(label.clone());
+            let t0 = Instant::now();
+            let outcome = catch_unwind(AssertUnwindSafe(|| experiment.family.run(&run.spec)));
+            let wall = t0.elapsed().as_secs_f64();
+            let stored = match outcome {
+                Ok(Ok(output)) => Record::new(&run.fingerprint, &output, wall, &experiment.tables)
+                    .and_then(|record| record.write(results_dir).map_err(|e| format!("{e:#}"))),
+                Ok(Err(message)) => Err(message),
+                Err(panic) => Err(format!("panicked: {}", panic_text(&panic))),
+            };
+            match stored {
+                Ok(()) => {
+                    bar.inc(1);
+                    let n = completed.fetch_add(1, Ordering::SeqCst) + 1;
+                    if opts.stop_after.is_some_and(|k| n >= k) {
+                        stop.store(true, Ordering::SeqCst);
+                    }
+                }
+                Err(message) => {
+                    stop.store(true, Ordering::SeqCst);
+                    let mut first = failure.lock().unwrap_or_else(|e| e.into_inner());
+                    if first.is_none() {
+                        *first = Some(format!("run {label} failed: {message}"));
+                    }
+                }
+            }
+        });
+    });
+    bar.finish_and_clear();
+    let done = completed.load(Ordering::SeqCst);
+    if let Some(message) = failure.into_inner().unwrap_or_else(|e| e.into_inner()) {
+        bail!(
+            "{message}\n({done} other runs completed and are stored in {}; they are skipped when you run again)",
+            results_dir.display()
+        );
+    }
+    Ok(done)
+}
+
+fn panic_text(payload: &Box<dyn std::any::Any + Send>) -> String {
+    if let Some(s) = payload.downcast_ref::<&str>() {
+        s.to_string()
+    } else if let Some(s) = payload.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "(no message)".into()
+    }
+}
+
+/// Writes the CSV files of a complete results directory, then its figures into `plots_dir`.
+pub fn finalize(results_dir: &Path, plots_dir: &Path, plots: bool) -> Result<Vec<PathBuf>> {
+    let manifest = Manifest::read(results_dir)?;
+    let mut written = store::write_csvs(results_dir, &manifest)?;
+    if plots {
+        written.extend(crate::plot::draw_all(results_dir, plots_dir)?);
+    }
+    Ok(written)
+}
+
+/// What [`merge`] did.
+#[derive(Clone, Debug)]
+pub struct MergeReport {
+    /// The merged results directory.
+    pub results_dir: PathBuf,
+    /// Where its figures went.
+    pub plots_dir: PathBuf,
+    /// Runs in the sweep.
+    pub total: usize,
+    /// Records copied from the inputs.
+    pub copied: usize,
+    /// Files written.
+    pub written: Vec<PathBuf>,
+}
+
+/// Combines the results directories of the shards of one sweep into
+/// `<out_root>/results/<name>/` (the result is the same as one unsharded run's) and draws the
+/// figures into `<out_root>/plots/<name>/`.
+pub fn merge(inputs: &[PathBuf], out_root: &Path, plots: bool) -> Result<MergeReport> {
+    let Some(first) = inputs.first() else {
+        bail!("merge needs at least one results directory")
+    };
+    let manifest = Manifest::read(first)?;
+    for dir in &inputs[1..] {
+        let other = Manifest::read(dir)?;
+        if other != manifest {
+            bail!(
+                "{} holds a different sweep than {} (experiment '{}' with {} runs vs '{}' with {} runs, or the \
+                 experiment file changed between shards)",
+                dir.display(),
+                first.display(),
+                other.experiment,
+                other.runs.len(),
+                manifest.experiment,
+                manifest.runs.len()
+            );
+        }
+    }
+    let results_dir = out_root.join("results").join(&manifest.dir_name);
+    let plots_dir = out_root.join("plots").join(&manifest.dir_name);
+    let experiment_text = fs::read(first.join("experiment.toml"))
+        .with_context(|| format!("{}: cannot read experiment.toml", first.display()))?;
+
+    // Find every run's record before writing anything.
+    let mut to_copy = Vec::new();
+    let mut missing = Vec::new();
+    for (index, run) in manifest.runs.iter().enumerate() {
+        if Record::exists(&results_dir, &run.fingerprint) {
+            continue;
+        }
+        match inputs.iter().find(|dir| Record::exists(dir, &run.fingerprint)) {
+            Some(dir) => to_copy.push((dir, &run.fingerprint)),
+            None => missing.push(index),
+        }
+    }
+    if !missing.is_empty() {
+        bail!(
+            "{} (were all shards run to completion?)",
+            store::missing_runs_message(&manifest, &missing)
+        );
+    }
+    fs::create_dir_all(results_dir.join(RECORDS_DIR)).with_context(|| format!("creating {}", results_dir.display()))?;
+    for (dir, fingerprint) in &to_copy {
+        let bytes = fs::read(Record::path(dir, fingerprint))?;
+        write_atomic(&Record::path(&results_dir, fingerprint), &bytes)?;
+    }
+    let copied = to_copy.len();
+    write_atomic(&results_dir.join("experiment.toml"), &experiment_text)?;
+    manifest.write(&results_dir)?;
+    let written = finalize(&results_dir, &plots_dir, plots)?;
+    Ok(MergeReport {
+        results_dir,
+        plots_dir,
+        total: manifest.runs.len(),
+        copied,
+        written,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shards_parse_and_partition_indices() {
+        let s: Shard = "2/3".parse().unwrap();
+        assert_eq!(s, Shard { k: 2, n: 3 });
+        assert!(s.contains(1) && s.contains(4) && !s.contains(0) && !s.contains(2));
+        for bad in ["0/3", "4/3", "3", "a/b", "1/0", ""] {
+            assert!(bad.parse::<Shard>().is_err(), "{bad}");
+        }
+        let all: Vec<usize> = (0..10)
+            .filter(|&i| (1..=3).filter(|&k| Shard { k, n: 3 }.contains(i)).count() == 1)
+            .collect();
+        assert_eq!(all.len(), 10);
+    }
+}

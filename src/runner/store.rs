@@ -1,0 +1,430 @@
+//! The results directory on disk: the manifest, one record file per completed run, and the
+//! merge of records into CSV files.
+//!
+//! ```text
+//! results/<experiment>/
+//!   experiment.toml     copy of the experiment file (figures are redrawn from it)
+//!   manifest.json       every run of the sweep in index order: fingerprint, label, key values
+//!   runs.d/<fp>.json    one record per completed run, named by the run's fingerprint
+//!   runs.csv            merged: one row per run, in run-index order
+//!   <table>.csv         merged per-run tables the experiment asked for
+//!   timing.csv          wall-clock seconds and events/s per run (not reproducible)
+//! ```
+//!
+//! Records are written atomically (temporary file + rename), so a killed run leaves either a
+//! complete record or none. Record files are named by fingerprint, not by index: a run that is
+//! unchanged when the experiment file gains an axis value keeps its record. Numbers are stored
+//! as text in shortest round-trip form, so merged CSVs are identical however they were produced.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use anyhow::{anyhow, bail, Context, Result};
+use serde::{Deserialize, Serialize};
+
+use crate::experiment::Experiment;
+use crate::family::{ParamValue, RunOutput};
+use crate::output::{format_f64, write_atomic, CsvTable};
+
+/// Version of the record and manifest formats.
+pub const FORMAT: u32 = 1;
+
+/// Name of the records directory inside a results directory.
+pub const RECORDS_DIR: &str = "runs.d";
+
+/// What identifies every run of a sweep, in index order.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Manifest {
+    /// Format version.
+    pub format: u32,
+    /// Experiment name.
+    pub experiment: String,
+    /// Directory name under `results/` and `plots/`.
+    pub dir_name: String,
+    /// Family name.
+    pub family: String,
+    /// Whether `--quick` was given.
+    pub quick: bool,
+    /// Columns between `run` and the metrics in `runs.csv`.
+    pub key_columns: Vec<String>,
+    /// Per-run tables to write.
+    pub tables: Vec<String>,
+    /// Every run, by index.
+    pub runs: Vec<ManifestRun>,
+}
+
+/// One run in the manifest.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ManifestRun {
+    /// Names the run's record file.
+    pub fingerprint: String,
+    /// Short label for messages.
+    pub label: String,
+    /// Values of the key columns.
+    pub keys: Vec<String>,
+}
+
+impl Manifest {
+    /// The manifest of an expanded experiment.
+    pub fn of(experiment: &Experiment) -> Manifest {
+        Manifest {
+            format: FORMAT,
+            experiment: experiment.name.clone(),
+            dir_name: experiment.dir_name(),
+            family: experiment.family.name().to_string(),
+            quick: experiment.quick,
+            key_columns: experiment.key_columns.clone(),
+            tables: experiment.tables.clone(),
+            runs: experiment
+                .runs
+                .iter()
+                .map(|r| ManifestRun {
+                    fingerprint: r.fingerprint.clone(),
+                    label: r.describe(&experiment.key_columns),
+                    keys: r.keys.clone(),
+                })
+                .collect(),
+        }
+    }
+
+    /// Reads `manifest.json` from a results directory.
+    pub fn read(results_dir: &Path) -> Result<Manifest> {
+        let path = results_dir.join("manifest.json");
+        let text = fs::read_to_string(&path).with_context(|| {
+            format!(
+                "{}: not a gridsim results directory (cannot read manifest.json)",
+                results_dir.display()
+            )
+        })?;
+        let manifest: Manifest =
+            serde_json::from_str(&text).with_context(|| format!("{}: malformed manifest", path.display()))?;
+        if manifest.format != FORMAT {
+            bail!(
+                "{}: format {} is not supported (expected {FORMAT})",
+                path.display(),
+                manifest.format
+            );
+        }
+        Ok(manifest)
+    }
+
+    /// Writes `manifest.json` atomically.
+    pub fn write(&self, results_dir: &Path) -> Result<()> {
+        let mut text = serde_json::to_string_pretty(self)?;
+        text.push('\n');
+        write_atomic(&results_dir.join("manifest.json"), text.as_bytes())
+    }
+}
+
+/// A table cell in a record: the value's type survives the round trip; floats are text.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+enum Cell {
+    I(i64),
+    F(String),
+    S(String),
+    B(bool),
+}
+
+impl Cell {
+    fn of(value: &ParamValue) -> Cell {
+        match value {
+            ParamValue::Int(i) => Cell::I(*i),
+            ParamValue::Float(x) => Cell::F(format_f64(*x)),
+            ParamValue::Str(s) => Cell::S(s.clone()),
+            ParamValue::Bool(b) => Cell::B(*b),
+        }
+    }
+
+    fn text(&self) -> String {
+        match self {
+            Cell::I(i) => i.to_string(),
+            Cell::F(s) | Cell::S(s) => s.clone(),
+            Cell::B(b) => b.to_string(),
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+struct RecordTable {
+    columns: Vec<String>,
+    rows: Vec<Vec<Cell>>,
+}
+
+/// The stored result of one completed run.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Record {
+    format: u32,
+    fingerprint: String,
+    events: u64,
+    wall_s: String,
+    metrics: BTreeMap<String, String>,
+    tables: BTreeMap<String, RecordTable>,
+}
+
+impl Record {
+    /// A record of `output`, keeping only the `tables` asked for (all must be present).
+    pub fn new(fingerprint: &str, output: &RunOutput, wall_s: f64, tables: &[String]) -> Result<Record, String> {
+        let mut kept = BTreeMap::new();
+        for name in tables {
+            let Some(table) = output.tables.get(name) else {
+                let returned: Vec<&str> = output.tables.keys().map(String::as_str).collect();
+                return Err(format!(
+                    "the family returned no table '{name}' (it returned: {})",
+                    if returned.is_empty() {
+                        "none".into()
+                    } else {
+                        returned.join(", ")
+                    }
+                ));
+            };
+            if let Some(row) = table.rows.iter().find(|r| r.len() != table.columns.len()) {
+                return Err(format!(
+                    "table '{name}' has a row of {} cells for {} columns",
+                    row.len(),
+                    table.columns.len()
+                ));
+            }
+            kept.insert(
+                name.clone(),
+                RecordTable {
+                    columns: table.columns.clone(),
+                    rows: table.rows.iter().map(|r| r.iter().map(Cell::of).collect()).collect(),
+                },
+            );
+        }
+        Ok(Record {
+            format: FORMAT,
+            fingerprint: fingerprint.to_string(),
+            events: output.events,
+            wall_s: format_f64(wall_s),
+            metrics: output
+                .metrics
+                .iter()
+                .map(|(k, v)| (k.clone(), format_f64(*v)))
+                .collect(),
+            tables: kept,
+        })
+    }
+
+    /// Path of the record of `fingerprint`.
+    pub fn path(results_dir: &Path, fingerprint: &str) -> PathBuf {
+        results_dir.join(RECORDS_DIR).join(format!("{fingerprint}.json"))
+    }
+
+    /// Writes the record atomically into the results directory.
+    pub fn write(&self, results_dir: &Path) -> Result<()> {
+        let text = serde_json::to_string(self)?;
+        write_atomic(&Record::path(results_dir, &self.fingerprint), text.as_bytes())
+    }
+
+    /// Reads the record of `fingerprint`: `Ok(None)` when there is none, an error when it is
+    /// unreadable or does not belong to that fingerprint.
+    pub fn read(results_dir: &Path, fingerprint: &str) -> Result<Option<Record>> {
+        let path = Record::path(results_dir, fingerprint);
+        let text = match fs::read_to_string(&path) {
+            Ok(t) => t,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(anyhow!("reading {}: {e}", path.display())),
+        };
+        let record: Record =
+            serde_json::from_str(&text).with_context(|| format!("{}: malformed run record", path.display()))?;
+        if record.format != FORMAT || record.fingerprint != fingerprint {
+            bail!("{}: record of another run or format", path.display());
+        }
+        Ok(Some(record))
+    }
+
+    /// Whether a valid record of `fingerprint` exists; a damaged one (say, from a crash of the
+    /// machine) counts as absent, so the run is done again.
+    pub fn exists(results_dir: &Path, fingerprint: &str) -> bool {
+        matches!(Record::read(results_dir, fingerprint), Ok(Some(_)))
+    }
+}
+
+/// Merges the records of every run in the manifest into `runs.csv`, the tables and
+/// `timing.csv`. Fails, naming the missing runs, unless every run has a record.
+pub fn write_csvs(results_dir: &Path, manifest: &Manifest) -> Result<Vec<PathBuf>> {
+    let mut records = Vec::with_capacity(manifest.runs.len());
+    let mut missing = Vec::new();
+    for (index, run) in manifest.runs.iter().enumerate() {
+        match Record::read(results_dir, &run.fingerprint)? {
+            Some(r) => records.push(r),
+            None => missing.push(index),
+        }
+    }
+    if !missing.is_empty() {
+        bail!("{}", missing_runs_message(manifest, &missing));
+    }
+    let key_set: BTreeSet<&str> = manifest.key_columns.iter().map(String::as_str).collect();
+
+    // runs.csv
+    let metrics: BTreeSet<&str> = records
+        .iter()
+        .flat_map(|r| r.metrics.keys().map(String::as_str))
+        .collect();
+    if let Some(clash) = metrics
+        .iter()
+        .find(|m| key_set.contains(*m) || **m == "run" || **m == "events")
+    {
+        bail!("metric '{clash}' has the name of a column gridsim writes itself; the family must rename it");
+    }
+    let mut header = vec!["run".to_string()];
+    header.extend(manifest.key_columns.iter().cloned());
+    header.extend(metrics.iter().map(|m| m.to_string()));
+    header.push("events".into());
+    let mut runs = CsvTable::new(header);
+    let mut timing = CsvTable::new(vec!["run".into(), "wall_s".into(), "events_per_s".into()]);
+    for (index, (run, record)) in manifest.runs.iter().zip(&records).enumerate() {
+        let mut row = vec![index.to_string()];
+        row.extend(run.keys.iter().cloned());
+        row.extend(
+            metrics
+                .iter()
+                .map(|m| record.metrics.get(*m).cloned().unwrap_or_default()),
+        );
+        row.push(record.events.to_string());
+        runs.rows.push(row);
+        let wall: f64 = record.wall_s.parse().unwrap_or(f64::NAN);
+        timing.rows.push(vec![
+            index.to_string(),
+            record.wall_s.clone(),
+            format_f64(record.events as f64 / wall),
+        ]);
+    }
+    let mut written = Vec::new();
+    let path = results_dir.join("runs.csv");
+    runs.write(&path)?;
+    written.push(path);
+
+    // Tables: run, the key columns but the seed, then the table's own columns.
+    let table_keys: Vec<(usize, &String)> = manifest
+        .key_columns
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| c.as_str() != "seed")
+        .collect();
+    for name in &manifest.tables {
+        let mut columns: Vec<String> = Vec::new();
+        for record in &records {
+            if let Some(t) = record.tables.get(name) {
+                for c in &t.columns {
+                    if !columns.contains(c) {
+                        columns.push(c.clone());
+                    }
+                }
+            }
+        }
+        if let Some(clash) = columns
+            .iter()
+            .find(|c| key_set.contains(c.as_str()) || c.as_str() == "run")
+        {
+            bail!("table '{name}' has a column '{clash}', which gridsim writes itself; the family must rename it");
+        }
+        let mut header = vec!["run".to_string()];
+        header.extend(table_keys.iter().map(|(_, c)| (*c).clone()));
+        header.extend(columns.iter().cloned());
+        let mut table = CsvTable::new(header);
+        for (index, (run, record)) in manifest.runs.iter().zip(&records).enumerate() {
+            let Some(t) = record.tables.get(name) else { continue };
+            let positions: Vec<usize> = columns
+                .iter()
+                .map(|c| t.columns.iter().position(|x| x == c).unwrap_or(usize::MAX))
+                .collect();
+            for cells in &t.rows {
+                let mut row = vec![index.to_string()];
+                row.extend(table_keys.iter().map(|(i, _)| run.keys[*i].clone()));
+                row.extend(
+                    positions
+                        .iter()
+                        .map(|&p| cells.get(p).map(Cell::text).unwrap_or_default()),
+                );
+                table.rows.push(row);
+            }
+        }
+        let path = results_dir.join(format!("{name}.csv"));
+        table.write(&path)?;
+        written.push(path);
+    }
+
+    let path = results_dir.join("timing.csv");
+    timing.write(&path)?;
+    written.push(path);
+    Ok(written)
+}
+
+/// "missing 3 of 40 runs: #3 ..., #7 ..." (at most 10 named).
+pub fn missing_runs_message(manifest: &Manifest, missing: &[usize]) -> String {
+    let named: Vec<&str> = missing
+        .iter()
+        .take(10)
+        .map(|&i| manifest.runs[i].label.as_str())
+        .collect();
+    let more = if missing.len() > 10 {
+        format!(" and {} more", missing.len() - 10)
+    } else {
+        String::new()
+    };
+    format!(
+        "missing {} of {} runs: {}{more}",
+        missing.len(),
+        manifest.runs.len(),
+        named.join("; ")
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::family::Table;
+
+    #[test]
+    fn records_round_trip_every_value_exactly() {
+        let mut output = RunOutput::default();
+        output.metrics.insert("makespan_s".into(), 0.1 + 0.2);
+        output.metrics.insert("nothing".into(), f64::NAN);
+        output.metrics.insert("big".into(), f64::INFINITY);
+        output.events = 42;
+        output.tables.insert(
+            "chunks".into(),
+            Table {
+                columns: vec!["size".into(), "t".into(), "who".into(), "ok".into()],
+                rows: vec![vec![
+                    ParamValue::Int(3),
+                    ParamValue::Float(1.0 / 3.0),
+                    ParamValue::Str("w,1".into()),
+                    ParamValue::Bool(true),
+                ]],
+            },
+        );
+        output.tables.insert("unasked".into(), Table::default());
+        let dir = tempfile::tempdir().unwrap();
+        let record = Record::new("ab", &output, 0.5, &["chunks".into()]).unwrap();
+        record.write(dir.path()).unwrap();
+        let back = Record::read(dir.path(), "ab").unwrap().unwrap();
+        assert_eq!(back, record);
+        assert!(!back.tables.contains_key("unasked"));
+        assert_eq!(back.metrics["makespan_s"].parse::<f64>().unwrap(), 0.1 + 0.2);
+        assert_eq!(back.metrics["nothing"], "NaN");
+        assert_eq!(
+            back.tables["chunks"].rows[0][1].text().parse::<f64>().unwrap(),
+            1.0 / 3.0
+        );
+        assert!(Record::read(dir.path(), "cd").unwrap().is_none());
+        let err = Record::new("ab", &output, 0.5, &["tasks".into()]).unwrap_err();
+        assert!(
+            err.contains("no table 'tasks'") && err.contains("chunks, unasked"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn a_damaged_record_counts_as_absent() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = Record::path(dir.path(), "ff");
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::write(&path, "{\"format\":1,\"finger").unwrap();
+        assert!(!Record::exists(dir.path(), "ff"));
+        assert!(Record::read(dir.path(), "ff").is_err());
+    }
+}
