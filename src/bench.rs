@@ -39,10 +39,16 @@ pub enum BenchCommand {
 
 pub fn run(command: BenchCommand) -> Result<()> {
     match command {
-        BenchCommand::Engine { pending, events, platform, messages, flows } => {
+        BenchCommand::Engine {
+            pending,
+            events,
+            platform,
+            messages,
+            flows,
+        } => {
             hold_model(pending, events);
-            let platform = platforms::load_platform(&platform)
-                .with_context(|| format!("loading {}", platform.display()))?;
+            let platform =
+                platforms::load_platform(&platform).with_context(|| format!("loading {}", platform.display()))?;
             network_scenario(Arc::new(platform), flows, messages)?;
             Ok(())
         }

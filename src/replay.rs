@@ -36,7 +36,12 @@ pub struct Scenario {
 #[serde(tag = "kind", rename_all = "lowercase", deny_unknown_fields)]
 pub enum ScenarioActivity {
     /// A transfer of `bytes` from `src` to `dst` starting at `start`.
-    Comm { src: String, dst: String, bytes: f64, start: f64 },
+    Comm {
+        src: String,
+        dst: String,
+        bytes: f64,
+        start: f64,
+    },
     /// An exec of `flops` on `host` starting at `start`.
     Exec { host: String, flops: f64, start: f64 },
 }
@@ -145,10 +150,19 @@ pub fn run(scenario: &Scenario, platform: Platform) -> Result<ReplayOutput> {
             bail!("activity {index}: start must be >= 0");
         }
         plan.push((start, planned));
-        results.push(ActivityResult { index, kind: kind.into(), start, finish: None, failed: false, error: None });
+        results.push(ActivityResult {
+            index,
+            kind: kind.into(),
+            start,
+            finish: None,
+            failed: false,
+            error: None,
+        });
     }
     let engine = Engine::new(Arc::new(platform)).map_err(|e| anyhow!("{e}"))?;
     let mut sim = Simulation::new(engine, Replay { plan, results });
     sim.run_until(SimTime::INFINITY);
-    Ok(ReplayOutput { results: sim.app.results })
+    Ok(ReplayOutput {
+        results: sim.app.results,
+    })
 }

@@ -48,11 +48,20 @@ fn simgrid(scenario: &Path) -> ReplayOutput {
 fn compare(scenario: &Path, ours: &ReplayOutput, theirs: &ReplayOutput, worst: &mut f64) -> Vec<String> {
     let mut problems = Vec::new();
     if ours.results.len() != theirs.results.len() {
-        problems.push(format!("{} results vs SimGrid's {}", ours.results.len(), theirs.results.len()));
+        problems.push(format!(
+            "{} results vs SimGrid's {}",
+            ours.results.len(),
+            theirs.results.len()
+        ));
         return problems;
     }
     for (a, b) in ours.results.iter().zip(&theirs.results) {
-        let name = format!("{} #{} ({})", scenario.file_name().unwrap().to_string_lossy(), a.index, a.kind);
+        let name = format!(
+            "{} #{} ({})",
+            scenario.file_name().unwrap().to_string_lossy(),
+            a.index,
+            a.kind
+        );
         if a.failed != b.failed {
             problems.push(format!("{name}: failed={} but SimGrid failed={}", a.failed, b.failed));
             continue;
@@ -89,6 +98,11 @@ fn every_scenario_matches_simgrid() {
         checked += ours.results.len();
         problems.extend(compare(&scenario, &ours, &theirs, &mut worst));
     }
-    assert!(problems.is_empty(), "{} of {checked} completion dates disagree:\n{}", problems.len(), problems.join("\n"));
+    assert!(
+        problems.is_empty(),
+        "{} of {checked} completion dates disagree:\n{}",
+        problems.len(),
+        problems.join("\n")
+    );
     println!("{checked} completion dates agree with SimGrid to {TOLERANCE:e}; worst relative difference {worst:.2e}");
 }

@@ -17,7 +17,9 @@ fn star(speeds: &[f64], bandwidths: &[f64], latencies: &[f64]) -> (Platform, Hos
     let mut workers = Vec::new();
     for (i, &speed) in speeds.iter().enumerate() {
         let w = p.add_host(Host::new(format!("w{i}"), speed)).unwrap();
-        let l = p.add_link(Link::new(format!("l{i}"), bandwidths[i], latencies[i])).unwrap();
+        let l = p
+            .add_link(Link::new(format!("l{i}"), bandwidths[i], latencies[i]))
+            .unwrap();
         p.routing.add_route(m, w, vec![hub, l]);
         p.routing.add_route(w, m, vec![l, hub]);
         workers.push(w);
@@ -76,12 +78,24 @@ fn single_worker_work_queue_makespan_in_closed_form() {
     // bytes (L + k·B/1e6), exec k·F/speed. N = 10 tasks, k = 2, B = 1000, F = 1e8, speed 1e8:
     // 5 rounds of (2L + 1e-4 + 2e-3 + 2 s). Makespan ends with the last exec.
     let (platform, master, hosts) = star(&[1e8], &[1e6], &[0.01]);
-    let config = BotConfig { master, workers: hosts, tasks: 10, task_flops: 1e8, task_bytes: 1000.0, control_bytes: 100.0 };
+    let config = BotConfig {
+        master,
+        workers: hosts,
+        tasks: 10,
+        task_flops: 1e8,
+        task_bytes: 1000.0,
+        control_bytes: 100.0,
+    };
     let engine = Engine::with_params(Arc::new(platform), NetworkParams::raw());
     let policy = registry::build("wq", &BTreeMap::from([("chunk".to_string(), 2.0)])).unwrap();
     let (outcome, _) = bot::run(engine, config, policy).unwrap();
     let l = 0.0101;
     let round = (l + 100.0 / 1e6) + (l + 2000.0 / 1e6) + 2.0;
-    assert!((outcome.makespan - 5.0 * round).abs() < 1e-9, "{} vs {}", outcome.makespan, 5.0 * round);
+    assert!(
+        (outcome.makespan - 5.0 * round).abs() < 1e-9,
+        "{} vs {}",
+        outcome.makespan,
+        5.0 * round
+    );
     assert_eq!(outcome.chunks.len(), 5);
 }

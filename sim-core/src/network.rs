@@ -184,7 +184,12 @@ impl NetworkParams {
         if !self.rtt_penalty || latency <= 0.0 {
             return 1.0;
         }
-        latency + if self.weight_s > 0.0 { bandwidths.map(|b| self.weight_s / b).sum() } else { 0.0 }
+        latency
+            + if self.weight_s > 0.0 {
+                bandwidths.map(|b| self.weight_s / b).sum()
+            } else {
+                0.0
+            }
     }
 
     /// Upper bound of a flow's max-min value: the narrowest link and the TCP window.

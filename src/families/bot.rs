@@ -18,12 +18,30 @@ use crate::family::{Family, Named, ParamValue, RunOutput, RunSpec, Table};
 pub struct BagOfTasks;
 
 const WORKLOAD: &[Named] = &[
-    Named { name: "tasks", description: "N, number of equal independent tasks" },
-    Named { name: "task_flops", description: "F, flops per task (e.g. 1e9 = 1000 MFlop)" },
-    Named { name: "task_bytes", description: "B, bytes per task sent with a chunk (default 1000)" },
-    Named { name: "control_bytes", description: "size of a request and of the stop message (default 100)" },
-    Named { name: "master", description: "host of the master (default: the platform's first host)" },
-    Named { name: "nodes", description: "hosts used, master included (default: all)" },
+    Named {
+        name: "tasks",
+        description: "N, number of equal independent tasks",
+    },
+    Named {
+        name: "task_flops",
+        description: "F, flops per task (e.g. 1e9 = 1000 MFlop)",
+    },
+    Named {
+        name: "task_bytes",
+        description: "B, bytes per task sent with a chunk (default 1000)",
+    },
+    Named {
+        name: "control_bytes",
+        description: "size of a request and of the stop message (default 100)",
+    },
+    Named {
+        name: "master",
+        description: "host of the master (default: the platform's first host)",
+    },
+    Named {
+        name: "nodes",
+        description: "hosts used, master included (default: all)",
+    },
 ];
 
 const PARAMETERS: &[Named] = &[
@@ -33,25 +51,73 @@ const PARAMETERS: &[Named] = &[
     WORKLOAD[3],
     WORKLOAD[4],
     WORKLOAD[5],
-    Named { name: "chunk", description: "wq: tasks per chunk" },
-    Named { name: "min_chunk", description: "gss: minimum chunk" },
-    Named { name: "alpha", description: "factoring, wf, awf: batch divisor (2 = FAC2)" },
-    Named { name: "first", description: "tss: first chunk" },
-    Named { name: "last", description: "tss: last chunk" },
-    Named { name: "beta", description: "lds: maxExecTime = T_seq / (beta P)" },
-    Named { name: "min_correlation", description: "lds: fit correlation that ends the setup phase" },
-    Named { name: "min_points", description: "lds: measurements before the fit is trusted" },
-    Named { name: "final_alpha", description: "lds: alpha of the finalization factoring" },
+    Named {
+        name: "chunk",
+        description: "wq: tasks per chunk",
+    },
+    Named {
+        name: "min_chunk",
+        description: "gss: minimum chunk",
+    },
+    Named {
+        name: "alpha",
+        description: "factoring, wf, awf: batch divisor (2 = FAC2)",
+    },
+    Named {
+        name: "first",
+        description: "tss: first chunk",
+    },
+    Named {
+        name: "last",
+        description: "tss: last chunk",
+    },
+    Named {
+        name: "beta",
+        description: "lds: maxExecTime = T_seq / (beta P)",
+    },
+    Named {
+        name: "min_correlation",
+        description: "lds: fit correlation that ends the setup phase",
+    },
+    Named {
+        name: "min_points",
+        description: "lds: measurements before the fit is trusted",
+    },
+    Named {
+        name: "final_alpha",
+        description: "lds: alpha of the finalization factoring",
+    },
 ];
 
 const SCHEDULERS: &[Named] = &[
-    Named { name: "wq", description: "work queue: fixed chunks of k tasks" },
-    Named { name: "gss", description: "guided self-scheduling: max(k, ceil(R/P))" },
-    Named { name: "factoring", description: "factoring, batches of P chunks of ceil(R/(alpha P))" },
-    Named { name: "tss", description: "trapezoid self-scheduling" },
-    Named { name: "wf", description: "weighted factoring (host peak speeds)" },
-    Named { name: "awf", description: "adaptive weighted factoring (measured rates)" },
-    Named { name: "lds", description: "LDS, slave-oriented adaptive chunks (Ferreto et al.)" },
+    Named {
+        name: "wq",
+        description: "work queue: fixed chunks of k tasks",
+    },
+    Named {
+        name: "gss",
+        description: "guided self-scheduling: max(k, ceil(R/P))",
+    },
+    Named {
+        name: "factoring",
+        description: "factoring, batches of P chunks of ceil(R/(alpha P))",
+    },
+    Named {
+        name: "tss",
+        description: "trapezoid self-scheduling",
+    },
+    Named {
+        name: "wf",
+        description: "weighted factoring (host peak speeds)",
+    },
+    Named {
+        name: "awf",
+        description: "adaptive weighted factoring (measured rates)",
+    },
+    Named {
+        name: "lds",
+        description: "LDS, slave-oriented adaptive chunks (Ferreto et al.)",
+    },
 ];
 
 struct Prepared {
@@ -61,9 +127,10 @@ struct Prepared {
 
 fn number(spec: &RunSpec, name: &str, default: Option<f64>) -> Result<f64, String> {
     match spec.params.get(name) {
-        Some(v) => v.as_f64().filter(|x| x.is_finite() && *x >= 0.0).ok_or_else(|| {
-            format!("parameter '{name}' must be a non-negative number, got '{v}'")
-        }),
+        Some(v) => v
+            .as_f64()
+            .filter(|x| x.is_finite() && *x >= 0.0)
+            .ok_or_else(|| format!("parameter '{name}' must be a non-negative number, got '{v}'")),
         None => default.ok_or_else(|| format!("parameter '{name}' is required")),
     }
 }
@@ -71,7 +138,10 @@ fn number(spec: &RunSpec, name: &str, default: Option<f64>) -> Result<f64, Strin
 fn prepare(spec: &RunSpec) -> Result<Prepared, String> {
     let platform = &spec.platform;
     let tasks = match spec.params.get("tasks") {
-        Some(v) => v.as_u64().filter(|&n| n > 0).ok_or_else(|| format!("parameter 'tasks' must be a positive integer, got '{v}'"))?,
+        Some(v) => v
+            .as_u64()
+            .filter(|&n| n > 0)
+            .ok_or_else(|| format!("parameter 'tasks' must be a positive integer, got '{v}'"))?,
         None => return Err("parameter 'tasks' is required".into()),
     };
     let task_flops = number(spec, "task_flops", None)?;
@@ -79,8 +149,15 @@ fn prepare(spec: &RunSpec) -> Result<Prepared, String> {
     let control_bytes = number(spec, "control_bytes", Some(100.0))?;
     let master = match spec.params.get("master") {
         Some(v) => {
-            let name = v.as_str().ok_or_else(|| format!("parameter 'master' must be a host name, got '{v}'"))?;
-            platform.host_id(name).ok_or_else(|| format!("parameter 'master': no host '{name}' in platform '{}'", spec.platform_name))?
+            let name = v
+                .as_str()
+                .ok_or_else(|| format!("parameter 'master' must be a host name, got '{v}'"))?;
+            platform.host_id(name).ok_or_else(|| {
+                format!(
+                    "parameter 'master': no host '{name}' in platform '{}'",
+                    spec.platform_name
+                )
+            })?
         }
         None if !platform.hosts.is_empty() => HostId(0),
         None => return Err(format!("platform '{}' has no host", spec.platform_name)),
@@ -92,8 +169,11 @@ fn prepare(spec: &RunSpec) -> Result<Prepared, String> {
         })? as usize,
         None => all,
     };
-    let workers: Vec<HostId> =
-        (0..all as u32).map(HostId).filter(|&h| h != master).take(nodes - 1).collect();
+    let workers: Vec<HostId> = (0..all as u32)
+        .map(HostId)
+        .filter(|&h| h != master)
+        .take(nodes - 1)
+        .collect();
     if workers.is_empty() {
         return Err("the deployment has no worker".into());
     }
@@ -102,12 +182,21 @@ fn prepare(spec: &RunSpec) -> Result<Prepared, String> {
         if WORKLOAD.iter().any(|w| w.name == name) {
             continue;
         }
-        let x = value.as_f64().ok_or_else(|| format!("parameter '{name}' must be a number, got '{value}'"))?;
+        let x = value
+            .as_f64()
+            .ok_or_else(|| format!("parameter '{name}' must be a number, got '{value}'"))?;
         policy_params.insert(name.clone(), x);
     }
     registry::build(&spec.scheduler, &policy_params)?;
     Ok(Prepared {
-        config: BotConfig { master, workers, tasks, task_flops, task_bytes, control_bytes },
+        config: BotConfig {
+            master,
+            workers,
+            tasks,
+            task_flops,
+            task_bytes,
+            control_bytes,
+        },
         policy_params,
     })
 }
@@ -161,7 +250,17 @@ impl Family for BagOfTasks {
             })
             .collect();
         let mut tables = BTreeMap::new();
-        tables.insert("chunks".to_string(), Table { columns: columns.iter().map(|c| c.to_string()).collect(), rows });
-        Ok(RunOutput { metrics, events, tables })
+        tables.insert(
+            "chunks".to_string(),
+            Table {
+                columns: columns.iter().map(|c| c.to_string()).collect(),
+                rows,
+            },
+        );
+        Ok(RunOutput {
+            metrics,
+            events,
+            tables,
+        })
     }
 }

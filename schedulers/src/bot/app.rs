@@ -164,7 +164,11 @@ impl MasterWorker {
             Assignment::tasks(0)
         } else {
             let state = &self.workers[worker];
-            let request = Request { worker, last: state.last, proposal: state.proposal };
+            let request = Request {
+                worker,
+                last: state.last,
+                proposal: state.proposal,
+            };
             let view = MasterView {
                 total: self.config.tasks,
                 remaining,
@@ -180,7 +184,13 @@ impl MasterWorker {
         };
         if assignment.size == 0 {
             self.workers[worker].stopped = true;
-            self.send(engine, self.config.master, host, self.config.control_bytes, tag(worker, Kind::Reply));
+            self.send(
+                engine,
+                self.config.master,
+                host,
+                self.config.control_bytes,
+                tag(worker, Kind::Reply),
+            );
             return;
         }
         self.answers += 1;
@@ -207,14 +217,32 @@ impl MasterWorker {
         let now = engine.now().secs();
         let state = &mut self.workers[worker];
         let (size, first, sent, max_exec_time) = state.chunk.take().expect("an exec belongs to a chunk");
-        let report = ChunkReport { size, exec_time: now - state.exec_start };
-        self.outcome.chunks.push(ChunkRecord { worker, size, first_task: first, sent, start: state.exec_start, end: now });
+        let report = ChunkReport {
+            size,
+            exec_time: now - state.exec_start,
+        };
+        self.outcome.chunks.push(ChunkRecord {
+            worker,
+            size,
+            first_task: first,
+            sent,
+            start: state.exec_start,
+            end: now,
+        });
         self.outcome.tasks_done += size;
         self.outcome.makespan = self.outcome.makespan.max(now);
         state.last = Some(report);
-        state.proposal = self.hooks[worker].as_mut().and_then(|h| h.after_chunk(&report, max_exec_time));
+        state.proposal = self.hooks[worker]
+            .as_mut()
+            .and_then(|h| h.after_chunk(&report, max_exec_time));
         let host = self.config.workers[worker];
-        self.send(engine, host, self.config.master, self.config.control_bytes, tag(worker, Kind::Request));
+        self.send(
+            engine,
+            host,
+            self.config.master,
+            self.config.control_bytes,
+            tag(worker, Kind::Request),
+        );
     }
 
     fn on_failure(&mut self, worker: usize) {
@@ -233,10 +261,21 @@ impl MasterWorker {
 
 impl Application for MasterWorker {
     fn start(&mut self, engine: &mut Engine) {
-        self.speeds = self.config.workers.iter().map(|&h| engine.platform().host(h).speed).collect();
+        self.speeds = self
+            .config
+            .workers
+            .iter()
+            .map(|&h| engine.platform().host(h).speed)
+            .collect();
         for worker in 0..self.config.workers.len() {
             let host = self.config.workers[worker];
-            self.send(engine, host, self.config.master, self.config.control_bytes, tag(worker, Kind::Request));
+            self.send(
+                engine,
+                host,
+                self.config.master,
+                self.config.control_bytes,
+                tag(worker, Kind::Request),
+            );
         }
     }
 
@@ -247,7 +286,9 @@ impl Application for MasterWorker {
                 (w, Kind::Reply) => self.on_reply(engine, w),
                 (w, Kind::Exec) => self.on_exec_done(engine, w),
             },
-            Notification::Failed { tag: t, kind, cause, .. } => {
+            Notification::Failed {
+                tag: t, kind, cause, ..
+            } => {
                 let (worker, _) = untag(t);
                 let master_down = matches!(cause, FailureCause::HostOff(h) if h == self.config.master);
                 if master_down {

@@ -17,7 +17,11 @@ pub struct Factoring {
 impl Factoring {
     /// Factoring with ratio `alpha`.
     pub fn new(alpha: f64) -> Factoring {
-        Factoring { alpha: alpha.max(1.0), chunk: 0, left_in_batch: 0 }
+        Factoring {
+            alpha: alpha.max(1.0),
+            chunk: 0,
+            left_in_batch: 0,
+        }
     }
 
     /// The chunk for the next answer, starting a batch when the last one is used up.

@@ -27,7 +27,9 @@ mod tests {
     #[test]
     fn published_sequence_n1000_p4() {
         // Issue 3's reference sequence for GSS(1), N = 1000, P = 4 (R_i = R_{i-1} - ceil(R_{i-1}/4)).
-        let expected = [250, 188, 141, 106, 79, 59, 45, 33, 25, 19, 14, 11, 8, 6, 4, 3, 3, 2, 1, 1, 1, 1];
+        let expected = [
+            250, 188, 141, 106, 79, 59, 45, 33, 25, 19, 14, 11, 8, 6, 4, 3, 3, 2, 1, 1, 1, 1,
+        ];
         assert_eq!(sequence(&mut Gss { min_chunk: 1 }, 1000, 4), expected);
     }
 

@@ -43,7 +43,12 @@ pub struct LdsParams {
 
 impl Default for LdsParams {
     fn default() -> Self {
-        LdsParams { beta: 5.0, min_correlation: 0.99, min_points: 3, final_alpha: 2.0 }
+        LdsParams {
+            beta: 5.0,
+            min_correlation: 0.99,
+            min_points: 3,
+            final_alpha: 2.0,
+        }
     }
 }
 
@@ -65,7 +70,9 @@ pub fn fit(points: &[(f64, f64)]) -> Option<Fit> {
     if points.len() < 2 {
         return None;
     }
-    let (mx, my) = points.iter().fold((0.0, 0.0), |(sx, sy), &(x, y)| (sx + x / n, sy + y / n));
+    let (mx, my) = points
+        .iter()
+        .fold((0.0, 0.0), |(sx, sy), &(x, y)| (sx + x / n, sy + y / n));
     let (sxx, sxy, syy) = points.iter().fold((0.0, 0.0, 0.0), |(sxx, sxy, syy), &(x, y)| {
         let (dx, dy) = (x - mx, y - my);
         (sxx + dx * dx, sxy + dx * dy, syy + dy * dy)
@@ -74,7 +81,11 @@ pub fn fit(points: &[(f64, f64)]) -> Option<Fit> {
         return None;
     }
     let b = sxy / sxx;
-    Some(Fit { a: my - b * mx, b, r: sxy / (sxx * syy).sqrt() })
+    Some(Fit {
+        a: my - b * mx,
+        b,
+        r: sxy / (sxx * syy).sqrt(),
+    })
 }
 
 /// The worker side (Algorithm 2).
@@ -87,7 +98,10 @@ pub struct LdsWorker {
 impl LdsWorker {
     /// A worker with an empty prediction table.
     pub fn new(params: LdsParams) -> LdsWorker {
-        LdsWorker { params, table: Vec::new() }
+        LdsWorker {
+            params,
+            table: Vec::new(),
+        }
     }
 
     /// The current fit, if the model is good enough to leave the setup phase.
@@ -133,7 +147,13 @@ pub enum Phase {
 impl Lds {
     /// LDS with these parameters.
     pub fn new(params: LdsParams) -> Lds {
-        Lds { params, max_exec_time: None, task_size: Vec::new(), setup_step: Vec::new(), finalization: None }
+        Lds {
+            params,
+            max_exec_time: None,
+            task_size: Vec::new(),
+            setup_step: Vec::new(),
+            finalization: None,
+        }
     }
 
     /// The master's phase.
@@ -180,7 +200,10 @@ impl ChunkPolicy for Lds {
             self.finalization = Some(factoring);
             return Assignment::tasks(size);
         }
-        Assignment { size: self.task_size[i].min(view.remaining), max_exec_time: Some(max_exec_time) }
+        Assignment {
+            size: self.task_size[i].min(view.remaining),
+            max_exec_time: Some(max_exec_time),
+        }
     }
 
     fn worker_hook(&self) -> Option<Box<dyn WorkerHook>> {
@@ -197,7 +220,10 @@ mod tests {
         // t = 0.5 + 0.25 · size, exactly.
         let points: Vec<_> = [1.0, 4.0, 9.0, 16.0].iter().map(|&s| (s, 0.5 + 0.25 * s)).collect();
         let f = fit(&points).unwrap();
-        assert!((f.a - 0.5).abs() < 1e-12 && (f.b - 0.25).abs() < 1e-12 && (f.r - 1.0).abs() < 1e-12, "{f:?}");
+        assert!(
+            (f.a - 0.5).abs() < 1e-12 && (f.b - 0.25).abs() < 1e-12 && (f.r - 1.0).abs() < 1e-12,
+            "{f:?}"
+        );
         assert!(fit(&points[..1]).is_none());
         assert!(fit(&[(2.0, 1.0), (2.0, 3.0)]).is_none());
     }
@@ -222,19 +248,60 @@ mod tests {
     fn setup_lasts_until_min_points_and_correlation() {
         let mut worker = LdsWorker::new(LdsParams::default());
         // Two points: never trusted (min_points = 3), even though r = 1.
-        assert_eq!(worker.after_chunk(&ChunkReport { size: 1, exec_time: 1.0 }, Some(10.0)), None);
-        assert_eq!(worker.after_chunk(&ChunkReport { size: 4, exec_time: 4.0 }, Some(10.0)), None);
+        assert_eq!(
+            worker.after_chunk(
+                &ChunkReport {
+                    size: 1,
+                    exec_time: 1.0
+                },
+                Some(10.0)
+            ),
+            None
+        );
+        assert_eq!(
+            worker.after_chunk(
+                &ChunkReport {
+                    size: 4,
+                    exec_time: 4.0
+                },
+                Some(10.0)
+            ),
+            None
+        );
         // A noisy third point: r = 0.19 < 0.99, still in setup.
-        assert_eq!(worker.after_chunk(&ChunkReport { size: 9, exec_time: 2.0 }, Some(10.0)), None);
+        assert_eq!(
+            worker.after_chunk(
+                &ChunkReport {
+                    size: 9,
+                    exec_time: 2.0
+                },
+                Some(10.0)
+            ),
+            None
+        );
         // Points on a line again bring r above 0.99.
         for size in [16u64, 25, 36, 49] {
-            worker.after_chunk(&ChunkReport { size, exec_time: size as f64 }, Some(10.0));
+            worker.after_chunk(
+                &ChunkReport {
+                    size,
+                    exec_time: size as f64,
+                },
+                Some(10.0),
+            );
         }
         assert!(worker.trusted_fit().is_some());
     }
 
     fn view(total: u64, remaining: u64, speeds: &[f64]) -> MasterView<'_> {
-        MasterView { total, remaining, workers: speeds.len(), answers: 0, task_flops: 1e9, worker_speeds: speeds, now: 0.0 }
+        MasterView {
+            total,
+            remaining,
+            workers: speeds.len(),
+            answers: 0,
+            task_flops: 1e9,
+            worker_speeds: speeds,
+            now: 0.0,
+        }
     }
 
     #[test]
@@ -244,7 +311,14 @@ mod tests {
         let speeds = [1e9, 1e9];
         let mut lds = Lds::new(LdsParams::default());
         let setup = |lds: &mut Lds, remaining, worker| {
-            lds.assign(&view(1000, remaining, &speeds), &Request { worker, last: None, proposal: None })
+            lds.assign(
+                &view(1000, remaining, &speeds),
+                &Request {
+                    worker,
+                    last: None,
+                    proposal: None,
+                },
+            )
         };
         let first = setup(&mut lds, 1000, 0);
         assert_eq!(first.size, 1);
@@ -253,12 +327,26 @@ mod tests {
         assert_eq!(setup(&mut lds, 995, 0).size, 9);
         assert_eq!(setup(&mut lds, 986, 1).size, 1);
         // Worker 0 proposes 100 tasks: sent as is (sum 100 + 1 < remaining).
-        let adaptive = lds.assign(&view(1000, 985, &speeds), &Request { worker: 0, last: None, proposal: Some(100) });
+        let adaptive = lds.assign(
+            &view(1000, 985, &speeds),
+            &Request {
+                worker: 0,
+                last: None,
+                proposal: Some(100),
+            },
+        );
         assert_eq!(adaptive.size, 100);
         assert_eq!(lds.phase(), Phase::Adaptive);
         // Proposals summing to at least what remains switch to factoring: 100 + 150 >= 250,
         // FAC2 gives ceil(250 / 4) = 63.
-        let last = lds.assign(&view(1000, 250, &speeds), &Request { worker: 1, last: None, proposal: Some(150) });
+        let last = lds.assign(
+            &view(1000, 250, &speeds),
+            &Request {
+                worker: 1,
+                last: None,
+                proposal: Some(150),
+            },
+        );
         assert_eq!(lds.phase(), Phase::Finalization);
         assert_eq!(last.size, 63);
         assert_eq!(last.max_exec_time, None);

@@ -74,7 +74,10 @@ pub struct Assignment {
 impl Assignment {
     /// A chunk of `size` tasks with no further instruction.
     pub fn tasks(size: u64) -> Assignment {
-        Assignment { size, max_exec_time: None }
+        Assignment {
+            size,
+            max_exec_time: None,
+        }
     }
 }
 
@@ -121,7 +124,17 @@ pub(crate) mod testing {
                 worker_speeds: &speeds,
                 now: 0.0,
             };
-            let size = policy.assign(&view, &Request { worker, last: None, proposal: None }).size.min(remaining);
+            let size = policy
+                .assign(
+                    &view,
+                    &Request {
+                        worker,
+                        last: None,
+                        proposal: None,
+                    },
+                )
+                .size
+                .min(remaining);
             assert!(size > 0, "policy stalled with {remaining} tasks left");
             out.push(size);
             remaining -= size;

@@ -70,12 +70,18 @@ pub const POLICIES: &[PolicyInfo] = &[
 pub fn build(name: &str, params: &BTreeMap<String, f64>) -> Result<Box<dyn ChunkPolicy>, String> {
     let Some(info) = POLICIES.iter().find(|p| p.name == name) else {
         let names: Vec<_> = POLICIES.iter().map(|p| p.name).collect();
-        return Err(format!("unknown bag-of-tasks scheduler '{name}' (valid: {})", names.join(", ")));
+        return Err(format!(
+            "unknown bag-of-tasks scheduler '{name}' (valid: {})",
+            names.join(", ")
+        ));
     };
     for key in params.keys() {
         if !info.params.iter().any(|p| p.0 == key) {
             let valid: Vec<_> = info.params.iter().map(|p| p.0).collect();
-            return Err(format!("scheduler '{name}': unknown parameter '{key}' (valid: {})", valid.join(", ")));
+            return Err(format!(
+                "scheduler '{name}': unknown parameter '{key}' (valid: {})",
+                valid.join(", ")
+            ));
         }
     }
     let get = |key: &str| params.get(key).copied();
@@ -83,19 +89,27 @@ pub fn build(name: &str, params: &BTreeMap<String, f64>) -> Result<Box<dyn Chunk
         match get(key) {
             None => Ok(None),
             Some(x) if x >= min && x.fract() == 0.0 && x < 1e15 => Ok(Some(x as u64)),
-            Some(x) => Err(format!("scheduler '{name}': parameter '{key}' must be an integer >= {min}, got {x}")),
+            Some(x) => Err(format!(
+                "scheduler '{name}': parameter '{key}' must be an integer >= {min}, got {x}"
+            )),
         }
     };
     let real = |key: &str, default: f64, min: f64| -> Result<f64, String> {
         match get(key) {
             None => Ok(default),
             Some(x) if x.is_finite() && x >= min => Ok(x),
-            Some(x) => Err(format!("scheduler '{name}': parameter '{key}' must be a number >= {min}, got {x}")),
+            Some(x) => Err(format!(
+                "scheduler '{name}': parameter '{key}' must be a number >= {min}, got {x}"
+            )),
         }
     };
     Ok(match name {
-        "wq" => Box::new(WorkQueue { chunk: count("chunk", 1.0)?.unwrap_or(1) }),
-        "gss" => Box::new(Gss { min_chunk: count("min_chunk", 1.0)?.unwrap_or(1) }),
+        "wq" => Box::new(WorkQueue {
+            chunk: count("chunk", 1.0)?.unwrap_or(1),
+        }),
+        "gss" => Box::new(Gss {
+            min_chunk: count("min_chunk", 1.0)?.unwrap_or(1),
+        }),
         "factoring" => Box::new(Factoring::new(real("alpha", 2.0, 1.0)?)),
         "tss" => Box::new(Tss::new(count("first", 1.0)?, count("last", 1.0)?)),
         "wf" => Box::new(WeightedFactoring::new(real("alpha", 2.0, 1.0)?, Weights::Static)),

@@ -18,14 +18,21 @@ pub struct Tss {
 impl Tss {
     /// TSS with the given first and last chunk sizes (defaults when `None`).
     pub fn new(first: Option<u64>, last: Option<u64>) -> Tss {
-        Tss { first, last, next: None }
+        Tss {
+            first,
+            last,
+            next: None,
+        }
     }
 }
 
 impl ChunkPolicy for Tss {
     fn assign(&mut self, view: &MasterView<'_>, _request: &Request) -> Assignment {
         let (chunk, delta, last) = *self.next.get_or_insert_with(|| {
-            let first = self.first.unwrap_or_else(|| div_ceil(view.total, 2 * view.workers as u64)).max(1);
+            let first = self
+                .first
+                .unwrap_or_else(|| div_ceil(view.total, 2 * view.workers as u64))
+                .max(1);
             let last = self.last.unwrap_or(1).clamp(1, first);
             let n = div_ceil(2 * view.total, first + last);
             let delta = if n > 1 { (first - last) / (n - 1) } else { 0 };

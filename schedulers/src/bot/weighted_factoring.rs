@@ -62,7 +62,11 @@ impl WeightedFactoring {
                     })
                     .collect();
                 let known: Vec<f64> = rates.iter().flatten().copied().collect();
-                let fallback = if known.is_empty() { 1.0 } else { known.iter().sum::<f64>() / known.len() as f64 };
+                let fallback = if known.is_empty() {
+                    1.0
+                } else {
+                    known.iter().sum::<f64>() / known.len() as f64
+                };
                 rates.into_iter().map(|r| r.unwrap_or(fallback)).collect()
             }
         };
@@ -112,11 +116,32 @@ mod tests {
         // R = 1000, α = 2: the batch hands out 500 tasks, split 3:1 between speeds 3 and 1.
         let speeds = [3.0, 1.0];
         let mut wf = WeightedFactoring::new(2.0, Weights::Static);
-        let a = wf.assign(&view(1000, &speeds), &Request { worker: 0, last: None, proposal: None });
-        let b = wf.assign(&view(625, &speeds), &Request { worker: 1, last: None, proposal: None });
+        let a = wf.assign(
+            &view(1000, &speeds),
+            &Request {
+                worker: 0,
+                last: None,
+                proposal: None,
+            },
+        );
+        let b = wf.assign(
+            &view(625, &speeds),
+            &Request {
+                worker: 1,
+                last: None,
+                proposal: None,
+            },
+        );
         assert_eq!((a.size, b.size), (375, 125));
         // Next batch: R = 500 -> 250 tasks: 188 (ceil 187.5) for the fast one.
-        let c = wf.assign(&view(500, &speeds), &Request { worker: 0, last: None, proposal: None });
+        let c = wf.assign(
+            &view(500, &speeds),
+            &Request {
+                worker: 0,
+                last: None,
+                proposal: None,
+            },
+        );
         assert_eq!(c.size, 188);
     }
 
@@ -126,7 +151,15 @@ mod tests {
         let mut awf = WeightedFactoring::new(2.0, Weights::Adaptive);
         let ask = |awf: &mut WeightedFactoring, remaining, worker, last: Option<(u64, f64)>| {
             let last = last.map(|(size, exec_time)| ChunkReport { size, exec_time });
-            awf.assign(&view(remaining, &speeds), &Request { worker, last, proposal: None }).size
+            awf.assign(
+                &view(remaining, &speeds),
+                &Request {
+                    worker,
+                    last,
+                    proposal: None,
+                },
+            )
+            .size
         };
         // Batch 1, nothing measured: equal weights, 1000 / 2 / 2 = 250 each.
         assert_eq!(ask(&mut awf, 1000, 0, None), 250);

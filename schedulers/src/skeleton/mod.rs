@@ -1,4 +1,4 @@
-//! Skeleton-based grid applications: performance models and prediction (pure computation).
+//! Skeleton-based grid applications: performance models, prediction and simulation.
 //!
 //! Seed papers (`shared/papers/`):
 //! * AMoGeT — Benoit, Cole, Gilmore & Hillston, "Scheduling skeleton-based grid applications
@@ -23,15 +23,26 @@
 //! * [`nws`] — the NWS forecaster battery and selector;
 //! * [`alt`] — Alt et al.'s performance functions, lookup service and server choice.
 //!
+//! Simulation in the engine:
+//! * [`pipeline_sim`] — the Pipeline/Deal application as a `sim_core::Application`, in a
+//!   *model* mode that follows the CTMC's assumptions exactly and a *realistic* mode (transfers
+//!   over the platform's links, computations on its CPUs);
+//! * [`alt_sim`] — Alt et al.'s registration (measured `t_s`, `t_w`, speed-ups), server choice
+//!   and the remote invocation (messages, `p` threads of operator applications);
+//! * [`measure`] — engine probes, the homogeneous mesh platform, batch means.
+//!
 //! Nothing here does I/O or spawns threads: evaluating one mapping is a pure function, so a
 //! caller can evaluate candidates in parallel and then call [`mapping::rank`].
 
 pub mod alt;
+pub mod alt_sim;
 pub mod amoget;
 pub mod ctmc;
 pub mod mapping;
+pub mod measure;
 pub mod nws;
 pub mod pepa;
+pub mod pipeline_sim;
 pub mod scpe;
 pub mod statespace;
 

@@ -1,0 +1,1033 @@
+//! The skeleton families for experiment files: `family = "amoget"` (Pipeline/Deal mappings,
+//! the CTMC of the AMoGeT paper and the same application simulated in the engine) and
+//! `family = "alt"` (remote skeleton invocations of Alt, Bischof & Gorlatch: predicted by
+//! eq. 1, simulated in the engine).
+//!
+//! **amoget.** Processors `P1..Pn` are the platform's first `processors` hosts, in platform
+//! order (`P1` is the reference processor). With `latency_s` the processors' network is the
+//! homogeneous one of the paper's experiments (§5.3): one link of that latency (and
+//! `bandwidth_bytes_per_s`, by default so large that a 1-byte item takes the latency) between
+//! every two processors, `network_model` raw by default, so a 1-byte message takes exactly the
+//! latency, as NWS's `la` does; the platform then only supplies the hosts' speeds. Without
+//! `latency_s` the platform's own routes and network model are used. `availability` scales the
+//! processors' speeds (a constant speed profile: the paper's "twice as heavily loaded" is 0.5).
+//! The AMoGeT rates are then *measured* as §4.3 describes: `cpu_j` = host speed, `av_j` = its
+//! availability at time 0, `la_ij` = the simulated time of a `probe_bytes` message alone
+//! between the two hosts. Each run solves the CTMC of its mapping and simulates the same
+//! application ([`schedulers::skeleton::pipeline_sim`]) in `mode` `model` (the CTMC's
+//! assumptions: it must agree within the interval) or `realistic` (transfers on the links,
+//! computations on the CPUs). Schedulers: `fixed` runs the `mapping` it is given; `amoget`
+//! solves the model of every candidate (a `;`-separated list in `candidates`, or every mapping
+//! of the `deal_workers` shape up to relabelling of interchangeable processors), keeps the best
+//! throughput (§4.6) and simulates it. A mapping search in parallel is a sweep over `mapping`.
+//!
+//! **alt.** With `wan_latency_s` the platform is built here: a client and one server with
+//! `server_cores` cores, joined by one WAN link (the paper's §4 setting; speeds and link are
+//! parameters, see `experiments/skeletons.toml`). Otherwise the experiment's platform is used:
+//! the client is host `client` (default: the first host), the servers are `servers` (default:
+//! every other host). Every server registers reduce, scan and divide-and-conquer with `threads`
+//! threads; registration measures `t_s`, `t_w` and speed-ups in the engine; `min-predicted`
+//! picks the server of least eq. 1 time, `fixed` uses `server`; the call is then simulated
+//! ([`schedulers::skeleton::alt_sim`]).
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use schedulers::skeleton::alt::{DcCosts, PerfFunction};
+use schedulers::skeleton::alt_sim::{run_scenario, AltScenario, Calibration, Choice, ServerSpec};
+use schedulers::skeleton::amoget::{self, amoget_rates, Application, EvaluateOptions, RateConstants};
+use schedulers::skeleton::mapping::{enumerate_mappings, rank, Mapping, MappingEvaluation};
+use schedulers::skeleton::measure::mesh_platform;
+use schedulers::skeleton::pipeline_sim::{measure_grid, simulate, PipelineSim, ServiceDist, SimMode};
+use sim_core::platform::{Host, HostId, Link, Platform};
+use sim_core::profile::Profile;
+
+use crate::family::{Family, Named, ParamValue, RunOutput, RunSpec, Table};
+
+// ----- parameter helpers ------------------------------------------------------------------------
+
+fn number(spec: &RunSpec, name: &str, default: Option<f64>) -> Result<f64, String> {
+    match spec.params.get(name) {
+        Some(v) => v
+            .as_f64()
+            .filter(|x| x.is_finite() && *x >= 0.0)
+            .ok_or_else(|| format!("parameter '{name}' must be a non-negative number, got '{v}'")),
+        None => default.ok_or_else(|| format!("parameter '{name}' is required")),
+    }
+}
+
+fn count(spec: &RunSpec, name: &str, default: Option<u64>) -> Result<u64, String> {
+    match spec.params.get(name) {
+        Some(v) => v
+            .as_u64()
+            .ok_or_else(|| format!("parameter '{name}' must be a non-negative integer, got '{v}'")),
+        None => default.ok_or_else(|| format!("parameter '{name}' is required")),
+    }
+}
+
+fn text(spec: &RunSpec, name: &str) -> Result<Option<String>, String> {
+    match spec.params.get(name) {
+        Some(ParamValue::Str(s)) => Ok(Some(s.clone())),
+        Some(v) => Err(format!("parameter '{name}' must be a string, got '{v}'")),
+        None => Ok(None),
+    }
+}
+
+fn flag(spec: &RunSpec, name: &str) -> Result<bool, String> {
+    match spec.params.get(name) {
+        Some(ParamValue::Bool(b)) => Ok(*b),
+        Some(v) => Err(format!("parameter '{name}' must be true or false, got '{v}'")),
+        None => Ok(false),
+    }
+}
+
+/// A comma-separated list of non-negative numbers, e.g. "10, 30, 10".
+fn numbers(name: &str, s: &str) -> Result<Vec<f64>, String> {
+    s.split(',')
+        .map(|x| {
+            x.trim()
+                .parse::<f64>()
+                .ok()
+                .filter(|v| v.is_finite() && *v >= 0.0)
+                .ok_or_else(|| {
+                    format!(
+                        "parameter '{name}': '{}' is not a non-negative number (in \"{s}\")",
+                        x.trim()
+                    )
+                })
+        })
+        .collect()
+}
+
+fn only_for(spec: &RunSpec, names: &[&str], scheduler: &str) -> Result<(), String> {
+    match names.iter().find(|n| spec.params.contains_key(**n)) {
+        Some(n) => Err(format!(
+            "parameter '{n}' belongs to scheduler '{scheduler}', not '{}'",
+            spec.scheduler
+        )),
+        None => Ok(()),
+    }
+}
+
+fn int(x: u64) -> ParamValue {
+    ParamValue::Int(x.min(i64::MAX as u64) as i64)
+}
+
+// ----- amoget -----------------------------------------------------------------------------------
+
+/// The AMoGeT Pipeline/Deal family.
+pub struct Amoget;
+
+const AMOGET_PARAMS: &[Named] = &[
+    Named {
+        name: "stage_times_s",
+        description: "tr_s: seconds per item of each stage on P1, e.g. \"10,10,10,10\"",
+    },
+    Named {
+        name: "data_sizes",
+        description: "ds_s: bytes sent to each stage and the output (Ns+1 values; default all 1)",
+    },
+    Named {
+        name: "processors",
+        description: "hosts used as processors P1..Pn, in platform order (default: all)",
+    },
+    Named {
+        name: "latency_s",
+        description: "if set: one link of this latency between every two processors (paper §5.3)",
+    },
+    Named {
+        name: "bandwidth_bytes_per_s",
+        description: "bandwidth of those links (default 1e12)",
+    },
+    Named {
+        name: "network_model",
+        description: "network model of those links: raw (default), CM02, LV08",
+    },
+    Named {
+        name: "availability",
+        description: "av_j of P1, P2, ...: speed factors, e.g. \"1,0.5\" (default all 1)",
+    },
+    Named {
+        name: "mode",
+        description: "model (PEPA rates, exponential sleeps; default) or realistic (links and CPUs)",
+    },
+    Named {
+        name: "service",
+        description: "exponential (default) or deterministic service times",
+    },
+    Named {
+        name: "items",
+        description: "inputs measured after the warm-up (default 20000)",
+    },
+    Named {
+        name: "warmup_items",
+        description: "inputs before the measurement window (default items/20)",
+    },
+    Named {
+        name: "batches",
+        description: "batches of the batch-means interval (default 20)",
+    },
+    Named {
+        name: "probe_bytes",
+        description: "size of the latency probes (NWS's 1-byte message; default 1)",
+    },
+    Named {
+        name: "mapping",
+        description: "fixed: the mapping, e.g. \"[1, (1,(2,4),3), 1]\" (processors from 1)",
+    },
+    Named {
+        name: "candidates",
+        description: "amoget: mappings to compare, separated by ';' (default: enumerate)",
+    },
+    Named {
+        name: "deal_workers",
+        description: "amoget: workers per stage for the enumeration, 0 = plain (default all 0)",
+    },
+    Named {
+        name: "input",
+        description: "amoget: processor of the input data (default 1)",
+    },
+    Named {
+        name: "output",
+        description: "amoget: processor of the output data (default 1)",
+    },
+    Named {
+        name: "max_candidates",
+        description: "amoget: enumeration limit (default 5000)",
+    },
+];
+
+const AMOGET_SCHEDULERS: &[Named] = &[
+    Named {
+        name: "fixed",
+        description: "the given mapping",
+    },
+    Named {
+        name: "amoget",
+        description: "best CTMC throughput among the candidate mappings (AMoGeT §4.6)",
+    },
+];
+
+struct AmogetRun {
+    platform: Arc<Platform>,
+    hosts: Vec<HostId>,
+    app: Application,
+    mode: SimMode,
+    service: ServiceDist,
+    items: u64,
+    warmup: u64,
+    batches: usize,
+    probe_bytes: f64,
+}
+
+enum Candidates {
+    List(Vec<Mapping>),
+    Enumerate {
+        shape: Vec<usize>,
+        input: usize,
+        output: usize,
+        limit: usize,
+    },
+}
+
+fn amoget_prepare(spec: &RunSpec) -> Result<(AmogetRun, Candidates), String> {
+    let times = numbers(
+        "stage_times_s",
+        &text(spec, "stage_times_s")?.ok_or("parameter 'stage_times_s' is required")?,
+    )?;
+    let ns = times.len();
+    if times.iter().any(|&t| t <= 0.0) {
+        return Err("parameter 'stage_times_s': every stage time must be positive".into());
+    }
+    let data_sizes = match text(spec, "data_sizes")? {
+        Some(s) => numbers("data_sizes", &s)?,
+        None => vec![1.0; ns + 1],
+    };
+    if data_sizes.len() != ns + 1 || data_sizes.iter().any(|&d| d <= 0.0) {
+        return Err(format!(
+            "parameter 'data_sizes' needs {} positive values (one per stage and the output), got {}",
+            ns + 1,
+            data_sizes.len()
+        ));
+    }
+    let all = spec.platform.hosts.len();
+    let np = count(spec, "processors", Some(all as u64))? as usize;
+    if np == 0 || np > all {
+        return Err(format!(
+            "parameter 'processors' must be from 1 to {all} (the platform's hosts), got {np}"
+        ));
+    }
+    let availability = match text(spec, "availability")? {
+        Some(s) => numbers("availability", &s)?,
+        None => Vec::new(),
+    };
+    if availability.len() > np || availability.iter().any(|&a| a <= 0.0 || a > 1.0) {
+        return Err(format!("parameter 'availability' needs at most {np} values in (0, 1]"));
+    }
+    let (platform, hosts) = match spec.params.get("latency_s") {
+        Some(_) => {
+            let latency = number(spec, "latency_s", None)?;
+            let bandwidth = number(spec, "bandwidth_bytes_per_s", Some(1e12))?;
+            let model = text(spec, "network_model")?.unwrap_or_else(|| "raw".into());
+            let speeds: Vec<f64> = spec.platform.hosts[..np].iter().map(|h| h.speed).collect();
+            let p = mesh_platform(&speeds, &availability, latency, bandwidth, &model)?;
+            (Arc::new(p), (0..np as u32).map(HostId).collect())
+        }
+        None => {
+            for n in ["bandwidth_bytes_per_s", "network_model"] {
+                if spec.params.contains_key(n) {
+                    return Err(format!("parameter '{n}' applies only with 'latency_s'"));
+                }
+            }
+            let mut p = (*spec.platform).clone();
+            for (j, &av) in availability.iter().enumerate() {
+                if av < 1.0 {
+                    p.hosts[j].speed_profile = Some(Profile::new(vec![(0.0, av)], None).map_err(|e| format!("{e:?}"))?);
+                }
+            }
+            (Arc::new(p), (0..np as u32).map(HostId).collect())
+        }
+    };
+    let mode = match text(spec, "mode")?.as_deref() {
+        None | Some("model") => SimMode::Model,
+        Some("realistic") => SimMode::Realistic,
+        Some(other) => {
+            return Err(format!(
+                "parameter 'mode' must be 'model' or 'realistic', got '{other}'"
+            ))
+        }
+    };
+    let service = match text(spec, "service")?.as_deref() {
+        None | Some("exponential") => ServiceDist::Exponential,
+        Some("deterministic") => ServiceDist::Deterministic,
+        Some(other) => {
+            return Err(format!(
+                "parameter 'service' must be 'exponential' or 'deterministic', got '{other}'"
+            ))
+        }
+    };
+    let items = count(spec, "items", Some(20_000))?;
+    let warmup = count(spec, "warmup_items", Some(items / 20))?;
+    let batches = count(spec, "batches", Some(20))? as usize;
+    if items == 0 || batches < 2 || items + warmup > 50_000_000 {
+        return Err("need items >= 1, batches >= 2 and at most 5e7 items".into());
+    }
+    let probe_bytes = number(spec, "probe_bytes", Some(1.0))?;
+
+    let check = |m: &Mapping| -> Result<(), String> {
+        if m.stages.len() != ns {
+            return Err(format!(
+                "mapping {m} has {} stages, stage_times_s gives {ns}",
+                m.stages.len()
+            ));
+        }
+        if m.processors_needed() > np {
+            return Err(format!("mapping {m} uses processors beyond the {np} available"));
+        }
+        Ok(())
+    };
+    let amoget_only = ["candidates", "deal_workers", "input", "output", "max_candidates"];
+    let candidates = match spec.scheduler.as_str() {
+        "fixed" => {
+            only_for(spec, &amoget_only, "amoget")?;
+            let m = Mapping::parse(&text(spec, "mapping")?.ok_or("scheduler 'fixed' needs parameter 'mapping'")?)
+                .map_err(|e| e.to_string())?;
+            check(&m)?;
+            Candidates::List(vec![m])
+        }
+        "amoget" => {
+            only_for(spec, &["mapping"], "fixed")?;
+            match text(spec, "candidates")? {
+                Some(list) => {
+                    for n in ["deal_workers", "input", "output", "max_candidates"] {
+                        if spec.params.contains_key(n) {
+                            return Err(format!("parameter '{n}' is for the enumeration, not with 'candidates'"));
+                        }
+                    }
+                    let ms = list
+                        .split(';')
+                        .filter(|s| !s.trim().is_empty())
+                        .map(|s| Mapping::parse(s.trim()).map_err(|e| e.to_string()))
+                        .collect::<Result<Vec<_>, _>>()?;
+                    if ms.is_empty() {
+                        return Err("parameter 'candidates' lists no mapping".into());
+                    }
+                    ms.iter().try_for_each(check)?;
+                    Candidates::List(ms)
+                }
+                None => {
+                    let shape = match text(spec, "deal_workers")? {
+                        Some(s) => numbers("deal_workers", &s)?
+                            .into_iter()
+                            .map(|x| {
+                                if x.fract() == 0.0 {
+                                    Ok(x as usize)
+                                } else {
+                                    Err(format!("deal_workers: {x}"))
+                                }
+                            })
+                            .collect::<Result<Vec<_>, _>>()?,
+                        None => vec![0; ns],
+                    };
+                    if shape.len() != ns {
+                        return Err(format!(
+                            "parameter 'deal_workers' needs {ns} values, got {}",
+                            shape.len()
+                        ));
+                    }
+                    let proc = |name: &str| -> Result<usize, String> {
+                        let p = count(spec, name, Some(1))? as usize;
+                        if p == 0 || p > np {
+                            return Err(format!("parameter '{name}' must be a processor from 1 to {np}"));
+                        }
+                        Ok(p - 1)
+                    };
+                    let limit = count(spec, "max_candidates", Some(5000))? as usize;
+                    Candidates::Enumerate {
+                        shape,
+                        input: proc("input")?,
+                        output: proc("output")?,
+                        limit,
+                    }
+                }
+            }
+        }
+        other => return Err(format!("unknown scheduler '{other}' (valid: fixed, amoget)")),
+    };
+    Ok((
+        AmogetRun {
+            platform,
+            hosts,
+            app: Application {
+                reference_times_s: times,
+                data_sizes,
+            },
+            mode,
+            service,
+            items,
+            warmup,
+            batches,
+            probe_bytes,
+        },
+        candidates,
+    ))
+}
+
+impl Family for Amoget {
+    fn name(&self) -> &'static str {
+        "amoget"
+    }
+
+    fn description(&self) -> &'static str {
+        "skeletons, Pipeline/Deal: PEPA/CTMC throughput of mappings and their simulation (AMoGeT paper)"
+    }
+
+    fn schedulers(&self) -> &'static [Named] {
+        AMOGET_SCHEDULERS
+    }
+
+    fn parameters(&self) -> &'static [Named] {
+        AMOGET_PARAMS
+    }
+
+    fn validate(&self, spec: &RunSpec) -> Result<(), String> {
+        amoget_prepare(spec).map(|_| ())
+    }
+
+    fn run(&self, spec: &RunSpec) -> Result<RunOutput, String> {
+        let (run, candidates) = amoget_prepare(spec)?;
+        let grid = measure_grid(&run.platform, &run.hosts, run.probe_bytes)?;
+        let mappings = match candidates {
+            Candidates::List(ms) => ms,
+            Candidates::Enumerate {
+                shape,
+                input,
+                output,
+                limit,
+            } => enumerate_mappings(&grid.shape(), &shape, input, output, limit).map_err(|e| e.to_string())?,
+        };
+        let k = RateConstants::default();
+        let o = EvaluateOptions::default();
+        let evaluations: Vec<MappingEvaluation> = mappings
+            .iter()
+            .map(|m| amoget::evaluate(&grid, &run.app, m, &k, &o).map_err(|e| format!("mapping {m}: {e}")))
+            .collect::<Result<_, _>>()?;
+        let order = rank(&evaluations, 1e-9);
+        let best = order[0];
+        let chosen = &evaluations[best];
+        let cfg = PipelineSim {
+            mapping: chosen.mapping.clone(),
+            reference_times_s: run.app.reference_times_s.clone(),
+            data_sizes: run.app.data_sizes.clone(),
+            rates: amoget_rates(&grid, &run.app, &chosen.mapping, &k).map_err(|e| e.to_string())?,
+            hosts: run.hosts.clone(),
+            mode: run.mode,
+            service: run.service,
+            warmup_items: run.warmup,
+            items: run.items,
+            batches: run.batches,
+            seed: spec.seed,
+        };
+        let out = simulate(Arc::clone(&run.platform), &cfg)?;
+        let t = &out.throughput;
+        let ctmc = chosen.throughput;
+        let mut metrics = BTreeMap::new();
+        let mut put = |k: &str, v: f64| {
+            metrics.insert(k.to_string(), v);
+        };
+        put("throughput_ctmc", ctmc);
+        put("throughput_ctmc_per_min", ctmc * 60.0);
+        put("throughput_sim", t.mean);
+        put("throughput_sim_per_min", t.mean * 60.0);
+        put("throughput_sim_ci95", t.half_width);
+        put("ctmc_in_ci95", f64::from(u8::from(t.contains(ctmc))));
+        put("relative_difference", (t.mean - ctmc) / ctmc);
+        put("mean_latency_s", out.mean_latency_s);
+        put("makespan_s", out.makespan_s);
+        put("states", chosen.states as f64);
+        put("transitions", chosen.transitions as f64);
+        put("candidates", evaluations.len() as f64);
+        put("chosen_candidate", best as f64);
+        let mut position = vec![0; evaluations.len()];
+        for (r, &i) in order.iter().enumerate() {
+            position[i] = r + 1;
+        }
+        let rows = evaluations
+            .iter()
+            .enumerate()
+            .map(|(i, e)| {
+                vec![
+                    ParamValue::Str(e.mapping.to_string()),
+                    int(e.states as u64),
+                    int(e.transitions as u64),
+                    ParamValue::Float(e.throughput),
+                    int(position[i] as u64),
+                    ParamValue::Bool(i == best),
+                ]
+            })
+            .collect();
+        let columns = [
+            "candidate",
+            "states",
+            "transitions_count",
+            "ctmc_throughput",
+            "rank",
+            "chosen",
+        ];
+        let mut tables = BTreeMap::new();
+        tables.insert(
+            "candidates".to_string(),
+            Table {
+                columns: columns.iter().map(|c| c.to_string()).collect(),
+                rows,
+            },
+        );
+        let rows = vec![
+            vec![ParamValue::Str("CTMC".into()), ParamValue::Float(ctmc)],
+            vec![ParamValue::Str("simulation".into()), ParamValue::Float(t.mean)],
+        ];
+        tables.insert(
+            "throughput".to_string(),
+            Table {
+                columns: vec!["source".into(), "throughput_per_s".into()],
+                rows,
+            },
+        );
+        Ok(RunOutput {
+            metrics,
+            events: out.events,
+            tables,
+        })
+    }
+}
+
+// ----- alt --------------------------------------------------------------------------------------
+
+/// Alt et al.'s remote skeletons.
+pub struct AltSkeletons;
+
+const ALT_PARAMS: &[Named] = &[
+    Named {
+        name: "skeleton",
+        description: "reduce (default), scan or dc (divide-and-conquer)",
+    },
+    Named {
+        name: "n",
+        description: "list length",
+    },
+    Named {
+        name: "threads",
+        description: "threads p of every server's implementation (default 4)",
+    },
+    Named {
+        name: "element_bytes",
+        description: "bytes per list element (default 3200: a 20x20 matrix of doubles)",
+    },
+    Named {
+        name: "operator_bytes",
+        description: "bytes of the operator's code sent with the call (default 2000)",
+    },
+    Named {
+        name: "result_elements",
+        description: "elements of the result (default 1 for reduce, n otherwise)",
+    },
+    Named {
+        name: "op_flops",
+        description: "flops of one operator application (default 16000: 20x20 matrix product)",
+    },
+    Named {
+        name: "dc_divide",
+        description: "dc: cost of a divide, in operator applications (default 0.1)",
+    },
+    Named {
+        name: "dc_base",
+        description: "dc: cost of a base case (default 0.1)",
+    },
+    Named {
+        name: "dc_conquer",
+        description: "dc: cost of a conquer (default 1)",
+    },
+    Named {
+        name: "op_jitter",
+        description: "relative half-width of each application's uniform jitter (default 0)",
+    },
+    Named {
+        name: "sync_overhead_s",
+        description: "cost of each fork or join of threads (default 0)",
+    },
+    Named {
+        name: "background_processes",
+        description: "CPU-bound processes on the server during the call (default 0)",
+    },
+    Named {
+        name: "include_local",
+        description: "also register the client itself (local execution; default false)",
+    },
+    Named {
+        name: "client",
+        description: "client host name (default: the first host)",
+    },
+    Named {
+        name: "servers",
+        description: "server host names, comma-separated (default: every other host)",
+    },
+    Named {
+        name: "probe_elements",
+        description: "sizes of the t_s/t_w probes, in elements (default \"1,16,256\")",
+    },
+    Named {
+        name: "benchmark_flops",
+        description: "flops of the speed-up benchmark (default 1e8)",
+    },
+    Named {
+        name: "wan_latency_s",
+        description: "if set: build a client + one server platform, WAN of this latency",
+    },
+    Named {
+        name: "wan_bandwidth_bytes_per_s",
+        description: "its WAN bandwidth (default 12.5e6)",
+    },
+    Named {
+        name: "client_speed_flops",
+        description: "its client speed (default 20e6)",
+    },
+    Named {
+        name: "server_speed_flops",
+        description: "its server speed per core (default 40e6)",
+    },
+    Named {
+        name: "server_cores",
+        description: "its server cores (default 16)",
+    },
+    Named {
+        name: "server",
+        description: "fixed: the server's name",
+    },
+];
+
+const ALT_SCHEDULERS: &[Named] = &[
+    Named {
+        name: "min-predicted",
+        description: "the server with the least predicted time, eq. 1 (Alt et al.)",
+    },
+    Named {
+        name: "fixed",
+        description: "the server named by 'server'",
+    },
+];
+
+fn alt_prepare(spec: &RunSpec) -> Result<(Arc<Platform>, AltScenario), String> {
+    let n = count(spec, "n", None)?;
+    let threads = count(spec, "threads", Some(4))?;
+    if threads == 0 || n < threads {
+        return Err(format!("need n >= threads >= 1 (n = {n}, threads = {threads})"));
+    }
+    let dc = DcCosts {
+        divide: number(spec, "dc_divide", Some(0.1))?,
+        base: number(spec, "dc_base", Some(0.1))?,
+        conquer: number(spec, "dc_conquer", Some(1.0))?,
+    };
+    let registered = vec![
+        PerfFunction::Reduce,
+        PerfFunction::Scan,
+        PerfFunction::DivideAndConquer(dc),
+    ];
+    let skeleton = match text(spec, "skeleton")?.as_deref() {
+        None | Some("reduce") => registered[0],
+        Some("scan") => registered[1],
+        Some("dc") => registered[2],
+        Some(other) => {
+            return Err(format!(
+                "parameter 'skeleton' must be reduce, scan or dc, got '{other}'"
+            ))
+        }
+    };
+    let default_result = if skeleton == PerfFunction::Reduce {
+        1.0
+    } else {
+        n as f64
+    };
+    let built = spec.params.contains_key("wan_latency_s");
+    let builder_params = [
+        "wan_bandwidth_bytes_per_s",
+        "client_speed_flops",
+        "server_speed_flops",
+        "server_cores",
+    ];
+    let (platform, client, server_hosts): (Arc<Platform>, HostId, Vec<(String, HostId)>) = if built {
+        for name in ["client", "servers"] {
+            if spec.params.contains_key(name) {
+                return Err(format!(
+                    "parameter '{name}' names hosts of the experiment's platform, not with 'wan_latency_s'"
+                ));
+            }
+        }
+        let mut p = Platform::new();
+        let c = p
+            .add_host(Host::new("client", number(spec, "client_speed_flops", Some(20e6))?))
+            .expect("fresh");
+        let mut s = Host::new("server", number(spec, "server_speed_flops", Some(40e6))?);
+        s.cores = u32::try_from(count(spec, "server_cores", Some(16))?).map_err(|_| "server_cores is too large")?;
+        if s.cores == 0 || s.speed <= 0.0 || p.host(c).speed <= 0.0 {
+            return Err("speeds and cores must be positive".into());
+        }
+        let s = p.add_host(s).expect("fresh");
+        let bw = number(spec, "wan_bandwidth_bytes_per_s", Some(12.5e6))?;
+        if bw <= 0.0 {
+            return Err("parameter 'wan_bandwidth_bytes_per_s' must be positive".into());
+        }
+        let l = p
+            .add_link(Link::new("wan", bw, number(spec, "wan_latency_s", None)?))
+            .expect("fresh");
+        p.routing.add_route(c, s, vec![l]);
+        p.routing.add_route(s, c, vec![l]);
+        (Arc::new(p), c, vec![("server".to_string(), s)])
+    } else {
+        if let Some(n) = builder_params.iter().find(|n| spec.params.contains_key(**n)) {
+            return Err(format!("parameter '{n}' applies only with 'wan_latency_s'"));
+        }
+        let p = &spec.platform;
+        let host = |name: &str| {
+            p.host_id(name)
+                .ok_or_else(|| format!("no host '{name}' in platform '{}'", spec.platform_name))
+        };
+        let client = match text(spec, "client")? {
+            Some(name) => host(&name)?,
+            None if !p.hosts.is_empty() => HostId(0),
+            None => return Err("the platform has no host".into()),
+        };
+        let servers = match text(spec, "servers")? {
+            Some(list) => list
+                .split(',')
+                .map(|s| host(s.trim()).map(|h| (s.trim().to_string(), h)))
+                .collect::<Result<Vec<_>, _>>()?,
+            None => (0..p.hosts.len() as u32)
+                .map(HostId)
+                .filter(|&h| h != client)
+                .map(|h| (p.host(h).name.clone(), h))
+                .collect(),
+        };
+        (Arc::clone(&spec.platform), client, servers)
+    };
+    let mut servers: Vec<ServerSpec> = server_hosts
+        .into_iter()
+        .map(|(name, host)| ServerSpec {
+            name,
+            host,
+            threads,
+            skeletons: registered.clone(),
+        })
+        .collect();
+    if flag(spec, "include_local")? {
+        servers.insert(
+            0,
+            ServerSpec {
+                name: "local".into(),
+                host: client,
+                threads: u64::from(platform.host(client).cores),
+                skeletons: registered.clone(),
+            },
+        );
+    }
+    if servers.is_empty() {
+        return Err("no server to call".into());
+    }
+    let choice = match spec.scheduler.as_str() {
+        "min-predicted" => {
+            only_for(spec, &["server"], "fixed")?;
+            Choice::MinPredicted
+        }
+        "fixed" => {
+            let name = text(spec, "server")?.ok_or("scheduler 'fixed' needs parameter 'server'")?;
+            let i = servers.iter().position(|s| s.name == name).ok_or_else(|| {
+                let names: Vec<&str> = servers.iter().map(|s| s.name.as_str()).collect();
+                format!(
+                    "parameter 'server': '{name}' is not a server (servers: {})",
+                    names.join(", ")
+                )
+            })?;
+            Choice::Fixed(i)
+        }
+        other => return Err(format!("unknown scheduler '{other}' (valid: min-predicted, fixed)")),
+    };
+    let probe_elements = numbers(
+        "probe_elements",
+        &text(spec, "probe_elements")?.unwrap_or_else(|| "1,16,256".into()),
+    )?
+    .into_iter()
+    .map(|x| x as u64)
+    .collect::<Vec<_>>();
+    let element_bytes = number(spec, "element_bytes", Some(3200.0))?;
+    if element_bytes <= 0.0 {
+        return Err("parameter 'element_bytes' must be positive".into());
+    }
+    let op_jitter = number(spec, "op_jitter", Some(0.0))?;
+    if op_jitter >= 1.0 {
+        return Err("parameter 'op_jitter' must be below 1".into());
+    }
+    let background = count(spec, "background_processes", Some(0))?;
+    let scenario = AltScenario {
+        client,
+        servers,
+        calibration: Calibration {
+            element_bytes,
+            probe_elements,
+            benchmark_flops: number(spec, "benchmark_flops", Some(1e8))?.max(f64::MIN_POSITIVE),
+        },
+        skeleton,
+        n,
+        operator_bytes: number(spec, "operator_bytes", Some(2000.0))?,
+        result_elements: number(spec, "result_elements", Some(default_result))?,
+        op_flops: number(spec, "op_flops", Some(16000.0))?,
+        op_jitter,
+        sync_overhead_s: number(spec, "sync_overhead_s", Some(0.0))?,
+        background_processes: u32::try_from(background).map_err(|_| "background_processes is too large")?,
+        choice,
+        seed: spec.seed,
+    };
+    Ok((platform, scenario))
+}
+
+impl Family for AltSkeletons {
+    fn name(&self) -> &'static str {
+        "alt"
+    }
+
+    fn description(&self) -> &'static str {
+        "skeletons on grid servers: predicted (eq. 1) and simulated remote calls (Alt, Bischof & Gorlatch)"
+    }
+
+    fn schedulers(&self) -> &'static [Named] {
+        ALT_SCHEDULERS
+    }
+
+    fn parameters(&self) -> &'static [Named] {
+        ALT_PARAMS
+    }
+
+    fn validate(&self, spec: &RunSpec) -> Result<(), String> {
+        alt_prepare(spec).map(|_| ())
+    }
+
+    fn run(&self, spec: &RunSpec) -> Result<RunOutput, String> {
+        let (platform, sc) = alt_prepare(spec)?;
+        let out = run_scenario(&platform, &sc)?;
+        let p = &out.prediction;
+        let s = &out.simulated;
+        let server = &out.lookup.servers[p.server];
+        let mut metrics = BTreeMap::new();
+        let mut put = |k: &str, v: f64| {
+            metrics.insert(k.to_string(), v);
+        };
+        put("predicted_s", p.total);
+        put("predicted_comm_s", p.communication);
+        put("predicted_comp_s", p.computation);
+        put("simulated_s", s.total_s);
+        put("simulated_comm_s", s.request_s + s.reply_s);
+        put("simulated_comp_s", s.compute_s);
+        put("error_pct", 100.0 * (s.total_s - p.total) / p.total);
+        put("server_index", p.server as f64);
+        put("t_s_s", server.t_s);
+        put("t_w_s", server.t_w);
+        put("speedup", server.speedup);
+        put("t_op_server_s", out.t_op_client / server.speedup);
+        put("applications", s.applications as f64);
+        let mut tables = BTreeMap::new();
+        tables.insert(
+            "times".to_string(),
+            Table {
+                columns: vec!["curve".into(), "time_s".into()],
+                rows: vec![
+                    vec![ParamValue::Str("predicted (eq. 1)".into()), ParamValue::Float(p.total)],
+                    vec![ParamValue::Str("simulated".into()), ParamValue::Float(s.total_s)],
+                ],
+            },
+        );
+        let inv_rows = (0..out.lookup.servers.len())
+            .map(|i| {
+                let srv = &out.lookup.servers[i];
+                let total = out.predictions[i].map_or(f64::NAN, |q| q.total);
+                vec![
+                    ParamValue::Str(srv.name.clone()),
+                    ParamValue::Float(srv.t_s),
+                    ParamValue::Float(srv.t_w),
+                    ParamValue::Float(srv.speedup),
+                    int(srv.processors),
+                    ParamValue::Float(total),
+                    ParamValue::Bool(i == p.server),
+                ]
+            })
+            .collect();
+        tables.insert(
+            "servers".to_string(),
+            Table {
+                columns: [
+                    "server_name",
+                    "t_s",
+                    "t_w",
+                    "speedup",
+                    "processors",
+                    "predicted_total_s",
+                    "chosen",
+                ]
+                .iter()
+                .map(|c| c.to_string())
+                .collect(),
+                rows: inv_rows,
+            },
+        );
+        Ok(RunOutput {
+            metrics,
+            events: s.events,
+            tables,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec(scheduler: &str, params: &[(&str, ParamValue)]) -> RunSpec {
+        let mut p = Platform::new();
+        for i in 0..4 {
+            p.add_host(Host::new(format!("h{i}"), 1e9)).unwrap();
+        }
+        RunSpec {
+            index: 0,
+            platform: Arc::new(p),
+            platform_name: "four hosts".into(),
+            scheduler: scheduler.into(),
+            params: params.iter().map(|(k, v)| (k.to_string(), v.clone())).collect(),
+            replication: 0,
+            seed: 3,
+        }
+    }
+
+    fn s(x: &str) -> ParamValue {
+        ParamValue::Str(x.into())
+    }
+
+    #[test]
+    fn amoget_fixed_run_reports_the_ctmc_of_the_papers_grid() {
+        // AMoGeT Experiment 1, (1,1,2,2) at latency 20 s: the family's measured grid must give
+        // the CTMC of Grid::homogeneous(4, .., 20000 ms), whose throughput §5.3 prints as
+        // 0.01648 (checked in schedulers/tests/skeleton.rs).
+        let params = [
+            ("stage_times_s", s("10,10,10,10")),
+            ("latency_s", ParamValue::Float(20.0)),
+            ("mapping", s("[1, (1,1,2,2), 1]")),
+            ("items", ParamValue::Int(2000)),
+        ];
+        let out = Amoget.run(&spec("fixed", &params)).unwrap();
+        let grid = amoget::Grid::homogeneous(4, 1000.0, 20_000.0);
+        let app = Application {
+            reference_times_s: vec![10.0; 4],
+            data_sizes: vec![1.0; 5],
+        };
+        let m = Mapping::parse("[1, (1,1,2,2), 1]").unwrap();
+        let want = amoget::evaluate(&grid, &app, &m, &RateConstants::default(), &EvaluateOptions::default())
+            .unwrap()
+            .throughput;
+        let got = out.metrics["throughput_ctmc"];
+        assert!((got - want).abs() < 1e-9 * want, "{got} vs {want}");
+        assert!(out.metrics["throughput_sim"] > 0.0);
+        assert_eq!(out.tables["candidates"].rows.len(), 1);
+    }
+
+    #[test]
+    fn amoget_search_picks_one_stage_per_processor_at_small_latency() {
+        // AMoGeT §5.3: "For a small latency, the optimal mapping is obviously (1,2,3,4)".
+        let params = [
+            ("stage_times_s", s("10,10,10,10")),
+            ("latency_s", ParamValue::Float(0.01)),
+            ("items", ParamValue::Int(500)),
+        ];
+        let out = Amoget.run(&spec("amoget", &params)).unwrap();
+        let t = &out.tables["candidates"];
+        let chosen = t.rows.iter().find(|r| r[5] == ParamValue::Bool(true)).unwrap();
+        assert_eq!(chosen[0], s("[1, (1,2,3,4), 1]"));
+        assert!(t.rows.len() > 3);
+    }
+
+    #[test]
+    fn amoget_rejects_inconsistent_parameters() {
+        let base = [("stage_times_s", s("10,10"))];
+        let bad = |sched: &str, extra: &[(&str, ParamValue)]| {
+            let mut p: Vec<(&str, ParamValue)> = base.to_vec();
+            p.extend(extra.iter().cloned());
+            Amoget.validate(&spec(sched, &p)).unwrap_err()
+        };
+        assert!(bad("fixed", &[]).contains("mapping"));
+        assert!(bad("fixed", &[("mapping", s("[1, (1,2,3), 1]"))]).contains("3 stages"));
+        assert!(bad("fixed", &[("mapping", s("[1, (1,5), 1]"))]).contains("beyond"));
+        assert!(bad("fixed", &[("mapping", s("[1, (1,2), 1]")), ("mode", s("fast"))]).contains("mode"));
+        assert!(bad("amoget", &[("mapping", s("[1, (1,2), 1]"))]).contains("fixed"));
+        assert!(bad("fixed", &[("mapping", s("[1, (1,2), 1]")), ("network_model", s("raw"))]).contains("latency_s"));
+        assert!(Amoget
+            .validate(&spec("fixed", &[base[0].clone(), ("mapping", s("[1, (1,2), 1]"))]))
+            .is_ok());
+    }
+
+    #[test]
+    fn alt_without_perturbations_simulates_the_prediction() {
+        // Eq. 1 is exact for an unperturbed call with p <= cores (alt_sim module docs).
+        let params = [
+            ("n", ParamValue::Int(1024)),
+            ("threads", ParamValue::Int(4)),
+            ("wan_latency_s", ParamValue::Float(0.005)),
+        ];
+        let out = AltSkeletons.run(&spec("min-predicted", &params)).unwrap();
+        let (p, sim) = (out.metrics["predicted_s"], out.metrics["simulated_s"]);
+        assert!((p - sim).abs() < 1e-9 * p, "{p} vs {sim}");
+        // Reduce on 4 threads: (256 - 1) + 3 applications of 16000 flops at 40 Mflop/s.
+        assert!((out.metrics["predicted_comp_s"] - 258.0 * 16000.0 / 40e6).abs() < 1e-12);
+        let err = AltSkeletons
+            .validate(&spec("fixed", &[("n", ParamValue::Int(8)), ("server", s("nowhere"))]))
+            .unwrap_err();
+        assert!(err.contains("nowhere"), "{err}");
+        assert!(AltSkeletons
+            .validate(&spec("fixed", &[("n", ParamValue::Int(8)), ("server", s("h2"))]))
+            .is_ok());
+    }
+}
