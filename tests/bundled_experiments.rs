@@ -13,24 +13,44 @@ fn every_bundled_experiment_runs_quick() {
         .filter(|p| p.extension().is_some_and(|e| e == "toml"))
         .collect();
     files.sort();
-    assert!(files.iter().any(|f| f.ends_with("lds.toml")), "experiments/lds.toml is the main job");
+    assert!(
+        files.iter().any(|f| f.ends_with("lds.toml")),
+        "experiments/lds.toml is the main job"
+    );
     let out = tempfile::tempdir().unwrap();
     for file in files {
-        let validate = Command::new(env!("CARGO_BIN_EXE_gridsim")).arg("validate").arg(&file).output().unwrap();
-        assert!(validate.status.success(), "validate {}: {}", file.display(), String::from_utf8_lossy(&validate.stderr));
+        let validate = Command::new(env!("CARGO_BIN_EXE_gridsim"))
+            .arg("validate")
+            .arg(&file)
+            .output()
+            .unwrap();
+        assert!(
+            validate.status.success(),
+            "validate {}: {}",
+            file.display(),
+            String::from_utf8_lossy(&validate.stderr)
+        );
         let run = Command::new(env!("CARGO_BIN_EXE_gridsim"))
             .args(["run", "--quick", "--jobs", "2", "--out"])
             .arg(out.path())
             .arg(&file)
             .output()
             .unwrap();
-        assert!(run.status.success(), "run --quick {}: {}", file.display(), String::from_utf8_lossy(&run.stderr));
+        assert!(
+            run.status.success(),
+            "run --quick {}: {}",
+            file.display(),
+            String::from_utf8_lossy(&run.stderr)
+        );
         let name = file.file_stem().unwrap().to_string_lossy().to_string();
         let text = String::from_utf8_lossy(&run.stdout);
         assert!(text.contains("runs"), "{name}: {text}");
     }
     // Every experiment wrote a non-empty runs.csv (header plus at least one row).
-    let dirs: Vec<_> = std::fs::read_dir(out.path().join("results")).unwrap().map(|e| e.unwrap().path()).collect();
+    let dirs: Vec<_> = std::fs::read_dir(out.path().join("results"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
     assert!(dirs.len() >= 3, "{dirs:?}");
     for dir in dirs {
         let csv = std::fs::read_to_string(dir.join("runs.csv")).unwrap();
