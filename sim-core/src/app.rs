@@ -62,3 +62,46 @@ impl<A: Application> Simulation<A> {
         self.engine.steps()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::platform::{Host, Platform};
+
+    /// Sleeps 1, 2, ... 10 s in turn and records each wake-up date.
+    struct Ticker {
+        woken: Vec<f64>,
+    }
+
+    impl Application for Ticker {
+        fn start(&mut self, engine: &mut Engine) {
+            engine.sleep(1.0, 1);
+        }
+        fn on_notification(&mut self, engine: &mut Engine, note: Notification) {
+            if let Notification::Completed { tag, .. } = note {
+                self.woken.push(engine.now().secs());
+                if tag < 10 {
+                    engine.sleep((tag + 1) as f64, tag + 1);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn run_until_stops_at_the_horizon_and_run_finishes() {
+        let mut platform = Platform::new();
+        platform.add_host(Host::new("h", 1e9));
+        let engine = Engine::new(Arc::new(platform)).unwrap();
+        let mut sim = Simulation::new(engine, Ticker { woken: Vec::new() });
+        // Wake-ups at 1, 3, 6, 10, 15, ...: up to 7 s only 1, 3 and 6.
+        assert_eq!(sim.run_until(SimTime::from_secs(7.0)).secs(), 7.0);
+        assert_eq!(sim.app.woken, vec![1.0, 3.0, 6.0]);
+        assert_eq!(sim.steps(), 3);
+        // The sum 1 + 2 + ... + 10 = 55 is the last wake-up.
+        assert_eq!(sim.run().secs(), 55.0);
+        assert_eq!(sim.app.woken.len(), 10);
+        assert_eq!(sim.steps(), 10);
+    }
+}

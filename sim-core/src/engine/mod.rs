@@ -335,7 +335,9 @@ impl Engine {
             }
             if !self.step(horizon) {
                 if horizon.is_finite() && horizon > self.now {
-                    self.settle_all_at(horizon);
+                    // Lazily-updated activities need no work: each is settled from its
+                    // `last_update` whenever it is next touched.
+                    self.now = horizon;
                 }
                 return None;
             }
@@ -417,12 +419,6 @@ impl Engine {
             }
         }
         self.changed = changed;
-    }
-
-    fn settle_all_at(&mut self, time: SimTime) {
-        // Moving the clock without events: lazily-updated activities need no work here, since
-        // they are settled from `last_update` whenever they are next touched.
-        self.now = time;
     }
 
     // ----- activity lifecycle ----------------------------------------------------------------
