@@ -48,8 +48,11 @@ pub enum Sharing {
 struct Constraint {
     capacity: f64,
     sharing: Sharing,
-    /// (variable, weight, index of this element in the variable's list)
+    /// (variable, weight, index of this element in the variable's list). The elements of
+    /// variables with a positive penalty come first: `elems[..enabled]`. Solves look at those
+    /// only, so flows waiting for their latency cost nothing (SimGrid keeps the same split).
     elems: Vec<(VariableId, f64, u32)>,
+    enabled: u32,
     // Scratch space for one solve.
     remaining: f64,
     usage: f64,
@@ -103,6 +106,7 @@ impl MaxMinSystem {
             capacity,
             sharing,
             elems: Vec::new(),
+            enabled: 0,
             remaining: 0.0,
             usage: 0.0,
             unfixed: 0,
@@ -171,13 +175,51 @@ impl MaxMinSystem {
             cons.elems.push((v, weight, var_pos));
             let pos = (cons.elems.len() - 1) as u32;
             self.vars[v.0 as usize].elems.push((c, pos));
+            if self.vars[v.0 as usize].penalty > 0.0 {
+                let enabled = self.cons[c.0 as usize].enabled;
+                self.swap_elems(c, pos, enabled);
+                self.cons[c.0 as usize].enabled += 1;
+            }
         }
-        self.dirty_cons.push(c);
+        if self.vars[v.0 as usize].penalty > 0.0 {
+            self.dirty_cons.push(c);
+        }
+    }
+
+    /// Swaps two elements of a constraint's list and repairs the variables' back-pointers.
+    fn swap_elems(&mut self, c: ConstraintId, i: u32, j: u32) {
+        if i == j {
+            return;
+        }
+        let cons = &mut self.cons[c.0 as usize];
+        cons.elems.swap(i as usize, j as usize);
+        let (vi, _, pi) = cons.elems[i as usize];
+        let (vj, _, pj) = cons.elems[j as usize];
+        self.vars[vi.0 as usize].elems[pi as usize].1 = i;
+        self.vars[vj.0 as usize].elems[pj as usize].1 = j;
     }
 
     /// Changes a variable's penalty (0 takes it out of the sharing).
     pub fn set_penalty(&mut self, v: VariableId, penalty: f64) {
+        let was_enabled = self.vars[v.0 as usize].penalty > 0.0;
         self.vars[v.0 as usize].penalty = penalty;
+        let enabled = penalty > 0.0;
+        if was_enabled != enabled {
+            for k in 0..self.vars[v.0 as usize].elems.len() {
+                let (c, pos) = self.vars[v.0 as usize].elems[k];
+                if enabled {
+                    let first_disabled = self.cons[c.0 as usize].enabled;
+                    self.swap_elems(c, pos, first_disabled);
+                    self.cons[c.0 as usize].enabled += 1;
+                } else {
+                    let last_enabled = self.cons[c.0 as usize].enabled - 1;
+                    self.swap_elems(c, pos, last_enabled);
+                    self.cons[c.0 as usize].enabled -= 1;
+                    // Its share goes back to the others.
+                    self.dirty_cons.push(c);
+                }
+            }
+        }
         self.dirty_vars.push(v);
     }
 
@@ -194,15 +236,24 @@ impl MaxMinSystem {
 
     /// Removes a variable; its constraints are re-solved at the next [`MaxMinSystem::solve`].
     pub fn remove_variable(&mut self, v: VariableId) {
-        let elems = std::mem::take(&mut self.vars[v.0 as usize].elems);
-        for &(c, pos) in &elems {
+        let enabled = self.vars[v.0 as usize].penalty > 0.0;
+        for k in 0..self.vars[v.0 as usize].elems.len() {
+            let (c, mut pos) = self.vars[v.0 as usize].elems[k];
+            if enabled {
+                // Move it to the end of the enabled part first, so the split stays intact.
+                let last_enabled = self.cons[c.0 as usize].enabled - 1;
+                self.swap_elems(c, pos, last_enabled);
+                self.cons[c.0 as usize].enabled -= 1;
+                pos = last_enabled;
+                self.dirty_cons.push(c);
+            }
             let cons = &mut self.cons[c.0 as usize];
             cons.elems.swap_remove(pos as usize);
             if let Some(&(moved, _, moved_var_pos)) = cons.elems.get(pos as usize) {
                 self.vars[moved.0 as usize].elems[moved_var_pos as usize].1 = pos;
             }
-            self.dirty_cons.push(c);
         }
+        let elems = std::mem::take(&mut self.vars[v.0 as usize].elems);
         let var = &mut self.vars[v.0 as usize];
         var.elems = elems;
         var.elems.clear();
@@ -273,7 +324,7 @@ impl MaxMinSystem {
         while next < self.comp_cons.len() {
             let c = self.comp_cons[next];
             next += 1;
-            for i in 0..self.cons[c.0 as usize].elems.len() {
+            for i in 0..self.cons[c.0 as usize].enabled as usize {
                 let v = self.cons[c.0 as usize].elems[i].0;
                 let var = &mut self.vars[v.0 as usize];
                 if var.stamp == stamp {
@@ -317,7 +368,7 @@ impl MaxMinSystem {
             cons.remaining = cons.capacity;
             cons.usage = 0.0;
             cons.unfixed = 0;
-            for &(v, w, _) in &cons.elems {
+            for &(v, w, _) in &cons.elems[..cons.enabled as usize] {
                 let var = &self.vars[v.0 as usize];
                 if var.fixed || w <= 0.0 {
                     continue;
@@ -374,7 +425,7 @@ impl MaxMinSystem {
                         Sharing::Shared => 0.0,
                         Sharing::Fatpipe => cons.usage * (1.0 - LEVEL_TOLERANCE),
                     };
-                    for &(v, w, _) in &cons.elems {
+                    for &(v, w, _) in &cons.elems[..cons.enabled as usize] {
                         let var = &self.vars[v.0 as usize];
                         if w > 0.0 && !var.fixed && w / var.penalty >= least {
                             to_fix.push(v);
@@ -410,8 +461,7 @@ impl MaxMinSystem {
                         }
                         Sharing::Fatpipe => {
                             let vars = &self.vars;
-                            cons.usage = cons
-                                .elems
+                            cons.usage = cons.elems[..cons.enabled as usize]
                                 .iter()
                                 .filter(|(vv, ww, _)| *ww > 0.0 && !vars[vv.0 as usize].fixed)
                                 .map(|(vv, ww, _)| ww / vars[vv.0 as usize].penalty)
