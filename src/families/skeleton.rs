@@ -20,6 +20,15 @@
 //! solves the model of every candidate (a `;`-separated list in `candidates`, or every mapping
 //! of the `deal_workers` shape up to relabelling of interchangeable processors), keeps the best
 //! throughput (§4.6) and simulates it. A mapping search in parallel is a sweep over `mapping`.
+//! `amoget-adaptive` runs AMoGeT during the run ([`schedulers::skeleton::adaptive`], realistic
+//! mode only): the sensors sample `av_j` and `la_ij` every `sample_period_s`, each series feeds
+//! an NWS battery (`forecasters`, selected by `forecast_metric`), and every `remap_period_s`
+//! (0: only at date 0, i.e. static AMoGeT on the same code path) the candidates' CTMCs are
+//! solved on the forecasts and the pipeline is drained and moved to a better mapping. For any
+//! scheduler, `availability_steps` and `latency_steps` make the platform vary over time (speed
+//! and latency profiles). The adaptive runs report per-phase throughput (before and after
+//! `phase_split_s`, by default the first change date) and tables `timeline`, `phases`,
+//! `remaps` and `decisions`.
 //!
 //! **alt.** With `wan_latency_s` the platform is built here: a client and one server with
 //! `server_cores` cores, joined by one WAN link (the paper's §4 setting; speeds and link are
@@ -33,11 +42,13 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+use schedulers::skeleton::adaptive::{self, rate_in, simulate_adaptive, AdaptiveSim, MonitorConfig};
 use schedulers::skeleton::alt::{DcCosts, PerfFunction};
 use schedulers::skeleton::alt_sim::{run_scenario, AltScenario, Calibration, Choice, ServerSpec};
 use schedulers::skeleton::amoget::{self, amoget_rates, Application, EvaluateOptions, RateConstants};
 use schedulers::skeleton::mapping::{enumerate_mappings, rank, Mapping, MappingEvaluation};
 use schedulers::skeleton::measure::mesh_platform;
+use schedulers::skeleton::nws::{default_battery, ErrorMetric, Forecaster};
 use schedulers::skeleton::pipeline_sim::{measure_grid, simulate, PipelineSim, ServiceDist, SimMode};
 use sim_core::platform::{Host, HostId, Link, Platform};
 use sim_core::profile::Profile;
@@ -195,6 +206,52 @@ const AMOGET_PARAMS: &[Named] = &[
         name: "max_candidates",
         description: "amoget: enumeration limit (default 5000)",
     },
+    Named {
+        name: "availability_steps",
+        description: "speed changes \"P@DATE=AV; ...\", e.g. \"3@1000=0.2\": P3 at 0.2 from 1000 s",
+    },
+    Named {
+        name: "latency_steps",
+        description: "latency changes of every link \"DATE=SECONDS; ...\", e.g. \"500=20\"",
+    },
+    Named {
+        name: "remap_period_s",
+        description: "amoget-adaptive: seconds between re-mapping decisions, 0 = never (default 3600)",
+    },
+    Named {
+        name: "sample_period_s",
+        description: "amoget-adaptive: seconds between two NWS samples (default 10)",
+    },
+    Named {
+        name: "forecasters",
+        description: "amoget-adaptive: NWS battery, \"default\" or names like \"last_value; sw_mean(10)\"",
+    },
+    Named {
+        name: "forecast_metric",
+        description: "amoget-adaptive: error selecting the forecaster, mse (default) or mae",
+    },
+    Named {
+        name: "min_gain",
+        description: "amoget-adaptive: relative CTMC gain needed to re-map (default 0)",
+    },
+    Named {
+        name: "timeline_window_s",
+        description: "amoget-adaptive: window of the timeline table, seconds (default 100)",
+    },
+    Named {
+        name: "phase_split_s",
+        description: "amoget-adaptive: date splitting the two phases (default: first change date)",
+    },
+];
+
+const ADAPTIVE_ONLY: &[&str] = &[
+    "remap_period_s",
+    "sample_period_s",
+    "forecasters",
+    "forecast_metric",
+    "min_gain",
+    "timeline_window_s",
+    "phase_split_s",
 ];
 
 const AMOGET_SCHEDULERS: &[Named] = &[
@@ -205,6 +262,10 @@ const AMOGET_SCHEDULERS: &[Named] = &[
     Named {
         name: "amoget",
         description: "best CTMC throughput among the candidate mappings (AMoGeT §4.6)",
+    },
+    Named {
+        name: "amoget-adaptive",
+        description: "AMoGeT on NWS forecasts during the run, re-mapping every remap_period_s",
     },
 ];
 
@@ -218,6 +279,155 @@ struct AmogetRun {
     warmup: u64,
     batches: usize,
     probe_bytes: f64,
+    adaptive: Option<AdaptiveParams>,
+}
+
+struct AdaptiveParams {
+    remap_period_s: Option<f64>,
+    sample_period_s: f64,
+    battery: Vec<Forecaster>,
+    metric: ErrorMetric,
+    min_gain: f64,
+    timeline_window_s: f64,
+    phase_split_s: Option<f64>,
+}
+
+/// `"P@DATE=VALUE; ..."` → per processor (0-based), `(date, value)` in date order.
+fn availability_steps(s: &str, np: usize) -> Result<Vec<Vec<(f64, f64)>>, String> {
+    let mut out = vec![Vec::new(); np];
+    for entry in s.split(';').map(str::trim).filter(|e| !e.is_empty()) {
+        let bad = || format!("parameter 'availability_steps': '{entry}' is not P@DATE=AV (e.g. 3@1000=0.2)");
+        let (p, rest) = entry.split_once('@').ok_or_else(bad)?;
+        let (date, av) = rest.split_once('=').ok_or_else(bad)?;
+        let p: usize = p.trim().trim_start_matches('P').parse().map_err(|_| bad())?;
+        let date: f64 = date.trim().parse().map_err(|_| bad())?;
+        let av: f64 = av.trim().parse().map_err(|_| bad())?;
+        if p == 0 || p > np {
+            return Err(format!(
+                "parameter 'availability_steps': processor {p} is not in 1..={np}"
+            ));
+        }
+        if !(date.is_finite() && date >= 0.0 && av.is_finite() && av > 0.0 && av <= 1.0) {
+            return Err(format!(
+                "parameter 'availability_steps': '{entry}' needs a date >= 0 and an availability in (0, 1]"
+            ));
+        }
+        out[p - 1].push((date, av));
+    }
+    for v in &mut out {
+        v.sort_by(|a, b| a.0.total_cmp(&b.0));
+    }
+    Ok(out)
+}
+
+/// `"DATE=SECONDS; ..."` → `(date, latency)` in date order.
+fn latency_steps(s: &str) -> Result<Vec<(f64, f64)>, String> {
+    let mut out = Vec::new();
+    for entry in s.split(';').map(str::trim).filter(|e| !e.is_empty()) {
+        let bad = || format!("parameter 'latency_steps': '{entry}' is not DATE=SECONDS with both >= 0 (e.g. 500=20)");
+        let (date, lat) = entry.split_once('=').ok_or_else(bad)?;
+        let date: f64 = date.trim().parse().map_err(|_| bad())?;
+        let lat: f64 = lat.trim().parse().map_err(|_| bad())?;
+        if !(date.is_finite() && date >= 0.0 && lat.is_finite() && lat >= 0.0) {
+            return Err(bad());
+        }
+        out.push((date, lat));
+    }
+    out.sort_by(|a, b| a.0.total_cmp(&b.0));
+    Ok(out)
+}
+
+/// A forecaster from its [`Forecaster::name`], e.g. `sw_median(10)` or `trimmed_mean(10,0.2)`.
+fn forecaster(name: &str) -> Result<Forecaster, String> {
+    let bad = || {
+        format!(
+            "parameter 'forecasters': unknown forecaster '{name}' (valid: last_value, running_mean, sw_mean(W), \
+             sw_median(W), trimmed_mean(W,ALPHA), exp_smooth(GAIN))"
+        )
+    };
+    let name = name.trim();
+    match name {
+        "last_value" => return Ok(Forecaster::LastValue),
+        "running_mean" => return Ok(Forecaster::RunningMean),
+        _ => {}
+    }
+    let (head, args) = name.strip_suffix(')').and_then(|n| n.split_once('(')).ok_or_else(bad)?;
+    let args: Vec<&str> = args.split(',').map(str::trim).collect();
+    let window = |a: &str| a.parse::<usize>().ok().filter(|&w| w > 0).ok_or_else(bad);
+    let real = |a: &str| a.parse::<f64>().ok().filter(|x| x.is_finite()).ok_or_else(bad);
+    match (head.trim(), args.as_slice()) {
+        ("sw_mean", [w]) => Ok(Forecaster::SlidingMean(window(w)?)),
+        ("sw_median", [w]) => Ok(Forecaster::SlidingMedian(window(w)?)),
+        ("trimmed_mean", [w, a]) => {
+            let alpha = real(a)?;
+            if !(0.0..0.5).contains(&alpha) {
+                return Err(format!(
+                    "parameter 'forecasters': alpha of '{name}' must be in [0, 0.5)"
+                ));
+            }
+            Ok(Forecaster::TrimmedMean {
+                window: window(w)?,
+                alpha,
+            })
+        }
+        ("exp_smooth", [g]) => {
+            let g = real(g)?;
+            if !(g > 0.0 && g <= 1.0) {
+                return Err(format!(
+                    "parameter 'forecasters': the gain of '{name}' must be in (0, 1]"
+                ));
+            }
+            Ok(Forecaster::ExponentialSmoothing(g))
+        }
+        _ => Err(bad()),
+    }
+}
+
+fn adaptive_params(spec: &RunSpec, first_change_s: Option<f64>) -> Result<AdaptiveParams, String> {
+    let remap = number(spec, "remap_period_s", Some(3600.0))?;
+    let sample = number(spec, "sample_period_s", Some(10.0))?;
+    if sample <= 0.0 {
+        return Err("parameter 'sample_period_s' must be positive".into());
+    }
+    let ratio = remap / sample;
+    if remap > 0.0 && (ratio < 1.0 || (ratio - ratio.round()).abs() > 1e-9 * ratio) {
+        return Err(format!(
+            "parameter 'remap_period_s' ({remap}) must be 0 or a multiple of 'sample_period_s' ({sample})"
+        ));
+    }
+    let battery = match text(spec, "forecasters")?.as_deref() {
+        None | Some("default") => default_battery(),
+        Some(list) => list
+            .split(';')
+            .filter(|s| !s.trim().is_empty())
+            .map(forecaster)
+            .collect::<Result<Vec<_>, _>>()?,
+    };
+    if battery.is_empty() {
+        return Err("parameter 'forecasters' lists no forecaster".into());
+    }
+    let metric = match text(spec, "forecast_metric")?.as_deref() {
+        None | Some("mse") => ErrorMetric::Mse,
+        Some("mae") => ErrorMetric::Mae,
+        Some(other) => return Err(format!("parameter 'forecast_metric' must be mse or mae, got '{other}'")),
+    };
+    let window = number(spec, "timeline_window_s", Some(100.0))?;
+    if window <= 0.0 {
+        return Err("parameter 'timeline_window_s' must be positive".into());
+    }
+    let split = match spec.params.get("phase_split_s") {
+        Some(_) => Some(number(spec, "phase_split_s", None)?),
+        None => first_change_s,
+    };
+    Ok(AdaptiveParams {
+        remap_period_s: (remap > 0.0).then_some(remap),
+        sample_period_s: sample,
+        battery,
+        metric,
+        min_gain: number(spec, "min_gain", Some(0.0))?,
+        timeline_window_s: window,
+        phase_split_s: split,
+    })
 }
 
 enum Candidates {
@@ -264,7 +474,7 @@ fn amoget_prepare(spec: &RunSpec) -> Result<(AmogetRun, Candidates), String> {
     if availability.len() > np || availability.iter().any(|&a| a <= 0.0 || a > 1.0) {
         return Err(format!("parameter 'availability' needs at most {np} values in (0, 1]"));
     }
-    let (platform, hosts) = match spec.params.get("latency_s") {
+    let (platform, hosts): (Arc<Platform>, Vec<HostId>) = match spec.params.get("latency_s") {
         Some(_) => {
             let latency = number(spec, "latency_s", None)?;
             let bandwidth = number(spec, "bandwidth_bytes_per_s", Some(1e12))?;
@@ -288,7 +498,51 @@ fn amoget_prepare(spec: &RunSpec) -> Result<(AmogetRun, Candidates), String> {
             (Arc::new(p), (0..np as u32).map(HostId).collect())
         }
     };
+    let av_steps = match text(spec, "availability_steps")? {
+        Some(s) => availability_steps(&s, np)?,
+        None => vec![Vec::new(); np],
+    };
+    let lat_steps = match text(spec, "latency_steps")? {
+        Some(s) => latency_steps(&s)?,
+        None => Vec::new(),
+    };
+    let first_change_s = av_steps
+        .iter()
+        .flatten()
+        .chain(&lat_steps)
+        .map(|e| e.0)
+        .min_by(f64::total_cmp);
+    let platform = if first_change_s.is_some() {
+        let mut p = (*platform).clone();
+        let profile = |events: Vec<(f64, f64)>| Profile::new(events, None).map_err(|e| format!("{e:?}"));
+        for (j, steps) in av_steps.into_iter().enumerate().filter(|(_, s)| !s.is_empty()) {
+            let base = availability.get(j).copied().unwrap_or(1.0);
+            let events = std::iter::once((0.0, base)).chain(steps).collect();
+            p.hosts[hosts[j].0 as usize].speed_profile = Some(profile(events)?);
+        }
+        if !lat_steps.is_empty() {
+            for link in &mut p.links {
+                let events = std::iter::once((0.0, link.latency))
+                    .chain(lat_steps.iter().copied())
+                    .collect();
+                link.latency_profile = Some(profile(events)?);
+            }
+        }
+        Arc::new(p)
+    } else {
+        platform
+    };
+    let adaptive = if spec.scheduler == "amoget-adaptive" {
+        if text(spec, "mode")?.as_deref().is_some_and(|m| m != "realistic") {
+            return Err("scheduler 'amoget-adaptive' runs in mode 'realistic' only".into());
+        }
+        Some(adaptive_params(spec, first_change_s)?)
+    } else {
+        only_for(spec, ADAPTIVE_ONLY, "amoget-adaptive")?;
+        None
+    };
     let mode = match text(spec, "mode")?.as_deref() {
+        None if adaptive.is_some() => SimMode::Realistic,
         None | Some("model") => SimMode::Model,
         Some("realistic") => SimMode::Realistic,
         Some(other) => {
@@ -335,7 +589,7 @@ fn amoget_prepare(spec: &RunSpec) -> Result<(AmogetRun, Candidates), String> {
             check(&m)?;
             Candidates::List(vec![m])
         }
-        "amoget" => {
+        "amoget" | "amoget-adaptive" => {
             only_for(spec, &["mapping"], "fixed")?;
             match text(spec, "candidates")? {
                 Some(list) => {
@@ -392,7 +646,11 @@ fn amoget_prepare(spec: &RunSpec) -> Result<(AmogetRun, Candidates), String> {
                 }
             }
         }
-        other => return Err(format!("unknown scheduler '{other}' (valid: fixed, amoget)")),
+        other => {
+            return Err(format!(
+                "unknown scheduler '{other}' (valid: fixed, amoget, amoget-adaptive)"
+            ))
+        }
     };
     Ok((
         AmogetRun {
@@ -408,6 +666,7 @@ fn amoget_prepare(spec: &RunSpec) -> Result<(AmogetRun, Candidates), String> {
             warmup,
             batches,
             probe_bytes,
+            adaptive,
         },
         candidates,
     ))
@@ -436,6 +695,9 @@ impl Family for Amoget {
 
     fn run(&self, spec: &RunSpec) -> Result<RunOutput, String> {
         let (run, candidates) = amoget_prepare(spec)?;
+        if run.adaptive.is_some() {
+            return run_adaptive(spec, run, candidates);
+        }
         let grid = measure_grid(&run.platform, &run.hosts, run.probe_bytes)?;
         let mappings = match candidates {
             Candidates::List(ms) => ms,
@@ -539,6 +801,206 @@ impl Family for Amoget {
             tables,
         })
     }
+}
+
+fn table(columns: &[&str], rows: Vec<Vec<ParamValue>>) -> Table {
+    Table {
+        columns: columns.iter().map(|c| c.to_string()).collect(),
+        rows,
+    }
+}
+
+/// `amoget-adaptive`: AMoGeT on NWS forecasts during the run (module docs).
+fn run_adaptive(spec: &RunSpec, run: AmogetRun, candidates: Candidates) -> Result<RunOutput, String> {
+    let a = run.adaptive.expect("adaptive parameters");
+    let candidates = match candidates {
+        Candidates::List(ms) => adaptive::Candidates::List(ms),
+        Candidates::Enumerate {
+            shape,
+            input,
+            output,
+            limit,
+        } => adaptive::Candidates::Enumerate {
+            shape,
+            input,
+            output,
+            limit,
+        },
+    };
+    let cfg = AdaptiveSim {
+        app: run.app,
+        hosts: run.hosts,
+        candidates,
+        service: run.service,
+        warmup_items: run.warmup,
+        items: run.items,
+        batches: run.batches,
+        seed: spec.seed,
+        monitor: MonitorConfig {
+            sample_period_s: a.sample_period_s,
+            probe_bytes: run.probe_bytes,
+            battery: a.battery,
+            metric: a.metric,
+        },
+        remap_period_s: a.remap_period_s,
+        min_gain: a.min_gain,
+        constants: RateConstants::default(),
+        evaluate: EvaluateOptions::default(),
+    };
+    let out = simulate_adaptive(Arc::clone(&run.platform), &cfg)?;
+    let t = &out.outcome.throughput;
+    let last_arrival = out.arrivals.last().copied().unwrap_or(0.0);
+    let split = a.phase_split_s.unwrap_or(0.5 * last_arrival);
+    let (before, after) = (
+        rate_in(&out.arrivals, 0.0, split),
+        rate_in(&out.arrivals, split, last_arrival),
+    );
+    let first = out.switches.first();
+    let mut metrics = BTreeMap::new();
+    let mut put = |k: &str, v: f64| {
+        metrics.insert(k.to_string(), v);
+    };
+    put("throughput_ctmc", out.decisions[0].best.throughput);
+    put("throughput_sim", t.mean);
+    put("throughput_sim_per_min", t.mean * 60.0);
+    put("throughput_sim_ci95", t.half_width);
+    put("throughput_before", before);
+    put("throughput_after", after);
+    put("throughput_before_per_min", before * 60.0);
+    put("throughput_after_per_min", after * 60.0);
+    put("phase_split_s", split);
+    put("mean_latency_s", out.outcome.mean_latency_s);
+    put("makespan_s", out.outcome.makespan_s);
+    put("decisions", out.decisions.len() as f64);
+    put("remaps", out.switches.len() as f64);
+    put("first_remap_decided_s", first.map_or(f64::NAN, |s| s.decided_s));
+    put("first_remap_effective_s", first.map_or(f64::NAN, |s| s.effective_s));
+    put("samples", out.record.dates.len() as f64);
+
+    let mut tables = BTreeMap::new();
+    let end = out.departures.last().copied().unwrap_or(0.0);
+    let w = a.timeline_window_s;
+    let windows = (end / w).ceil() as usize;
+    let rows = (0..windows)
+        .map(|k| {
+            let (from, to) = (k as f64 * w, (k + 1) as f64 * w);
+            vec![
+                ParamValue::Float(from + 0.5 * w),
+                ParamValue::Float(rate_in(&out.arrivals, from, to)),
+                ParamValue::Float(rate_in(&out.departures, from, to)),
+            ]
+        })
+        .collect();
+    tables.insert(
+        "timeline".to_string(),
+        table(&["t_s", "input_rate_per_s", "output_rate_per_s"], rows),
+    );
+    let phase = |name: &str, from: f64, to: f64, rate: f64| {
+        vec![
+            ParamValue::Str(name.into()),
+            ParamValue::Float(from),
+            ParamValue::Float(to),
+            ParamValue::Float(rate),
+            ParamValue::Float(rate * 60.0),
+        ]
+    };
+    tables.insert(
+        "phases".to_string(),
+        table(
+            &[
+                "phase",
+                "from_s",
+                "to_s",
+                "phase_throughput_per_s",
+                "phase_throughput_per_min",
+            ],
+            vec![
+                phase("1: before", 0.0, split, before),
+                phase("2: after", split, last_arrival, after),
+            ],
+        ),
+    );
+    let rows = out
+        .switches
+        .iter()
+        .map(|s| {
+            vec![
+                ParamValue::Float(s.decided_s),
+                ParamValue::Float(s.effective_s),
+                ParamValue::Str(s.from.to_string()),
+                ParamValue::Str(s.to.to_string()),
+                ParamValue::Float(s.predicted_old),
+                ParamValue::Float(s.predicted_new),
+                int(s.items_before),
+            ]
+        })
+        .collect();
+    tables.insert(
+        "remaps".to_string(),
+        table(
+            &[
+                "decided_s",
+                "effective_s",
+                "from",
+                "to",
+                "ctmc_old",
+                "ctmc_new",
+                "items_before",
+            ],
+            rows,
+        ),
+    );
+    let join = |v: Vec<String>| v.join(",");
+    let rows = out
+        .decisions
+        .iter()
+        .map(|d| {
+            vec![
+                ParamValue::Float(d.date_s),
+                int(d.samples as u64),
+                ParamValue::Str(join(
+                    d.grid.processors.iter().map(|p| p.availability.to_string()).collect(),
+                )),
+                ParamValue::Float(
+                    d.grid
+                        .latency_ms
+                        .first()
+                        .and_then(|r| r.get(1))
+                        .copied()
+                        .unwrap_or(f64::NAN),
+                ),
+                ParamValue::Str(d.current.as_ref().map_or(String::new(), |c| c.0.to_string())),
+                ParamValue::Float(d.current.as_ref().map_or(f64::NAN, |c| c.1)),
+                ParamValue::Str(d.best.mapping.to_string()),
+                ParamValue::Float(d.best.throughput),
+                int(d.candidates as u64),
+                ParamValue::Bool(d.deploy),
+            ]
+        })
+        .collect();
+    tables.insert(
+        "decisions".to_string(),
+        table(
+            &[
+                "date_s",
+                "samples_used",
+                "forecast_availability",
+                "forecast_la12_ms",
+                "running",
+                "ctmc_running",
+                "best",
+                "ctmc_best",
+                "candidates_solved",
+                "deploy",
+            ],
+            rows,
+        ),
+    );
+    Ok(RunOutput {
+        metrics,
+        events: out.outcome.events,
+        tables,
+    })
 }
 
 // ----- alt --------------------------------------------------------------------------------------
@@ -1007,6 +1469,79 @@ mod tests {
         assert!(Amoget
             .validate(&spec("fixed", &[base[0].clone(), ("mapping", s("[1, (1,2), 1]"))]))
             .is_ok());
+    }
+
+    #[test]
+    fn amoget_adaptive_follows_a_latency_jump_to_the_papers_better_mapping() {
+        // AMoGeT §5.3, Experiment 1: at latency 0.01 the best mapping is (1,2,3,4); at 20 s,
+        // (1,1,2,2) (0.01648) beats (1,2,3,4) (0.01459). The latency jumps at 1005 s; decisions
+        // every 50 s on forecasts of 10 s samples: the first decision after the jump (1050 s,
+        // schedulers::skeleton::adaptive docs) moves the pipeline to (1,1,2,2).
+        let params = [
+            ("stage_times_s", s("10,10,10,10")),
+            ("latency_s", ParamValue::Float(0.01)),
+            ("latency_steps", s("1005=20")),
+            ("remap_period_s", ParamValue::Int(50)),
+            ("items", ParamValue::Int(80)),
+        ];
+        let out = Amoget.run(&spec("amoget-adaptive", &params)).unwrap();
+        assert_eq!(out.metrics["remaps"], 1.0);
+        assert_eq!(out.metrics["first_remap_decided_s"], 1050.0);
+        assert_eq!(out.metrics["phase_split_s"], 1005.0);
+        let r = &out.tables["remaps"].rows[0];
+        assert_eq!(r[2], s("[1, (1,2,3,4), 1]"));
+        assert_eq!(r[3], s("[1, (1,1,2,2), 1]"));
+        let (old, new) = (r[4].as_f64().unwrap(), r[5].as_f64().unwrap());
+        // The paper prints 4 significant digits (truncated): allow one unit of the 5th.
+        assert!(
+            (old - 0.01459).abs() < 1e-5 && (new - 0.01648).abs() < 1e-5,
+            "{old} {new}"
+        );
+        // remap_period_s = 0: static AMoGeT on the same code path.
+        let mut fixed = params.to_vec();
+        fixed[3].1 = ParamValue::Int(0);
+        let st = Amoget.run(&spec("amoget-adaptive", &fixed)).unwrap();
+        assert_eq!(st.metrics["remaps"], 0.0);
+        assert_eq!(st.metrics["decisions"], 1.0);
+        assert_eq!(st.metrics["throughput_before"], out.metrics["throughput_before"]);
+        assert!(out.metrics["throughput_after"] > st.metrics["throughput_after"]);
+    }
+
+    #[test]
+    fn amoget_adaptive_rejects_inconsistent_parameters() {
+        let base = vec![("stage_times_s", s("10,10")), ("latency_s", ParamValue::Float(0.01))];
+        let bad = |sched: &str, extra: &[(&str, ParamValue)]| {
+            let mut p = base.clone();
+            p.extend(extra.iter().cloned());
+            Amoget.validate(&spec(sched, &p)).unwrap_err()
+        };
+        assert!(bad("amoget-adaptive", &[("remap_period_s", ParamValue::Int(25))]).contains("multiple"));
+        assert!(bad("amoget-adaptive", &[("mode", s("model"))]).contains("realistic"));
+        assert!(bad("amoget-adaptive", &[("forecasters", s("last_value; crystal_ball"))]).contains("crystal_ball"));
+        assert!(bad("amoget-adaptive", &[("forecast_metric", s("rmse"))]).contains("mse or mae"));
+        assert!(bad("amoget-adaptive", &[("availability_steps", s("5@10=0.5"))]).contains("processor 5"));
+        assert!(bad("amoget-adaptive", &[("availability_steps", s("1@10=1.5"))]).contains("(0, 1]"));
+        assert!(bad("amoget", &[("remap_period_s", ParamValue::Int(50))]).contains("amoget-adaptive"));
+        let ok = [
+            (
+                "forecasters",
+                s("last_value; sw_median(5); trimmed_mean(10,0.2); exp_smooth(0.5)"),
+            ),
+            ("forecast_metric", s("mae")),
+            ("availability_steps", s("2@100=0.5; P1@50=0.25")),
+            ("latency_steps", s("30=1")),
+        ];
+        let mut p = base.clone();
+        p.extend(ok);
+        assert!(Amoget.validate(&spec("amoget-adaptive", &p)).is_ok());
+        assert_eq!(
+            forecaster("trimmed_mean(10,0.2)").unwrap(),
+            Forecaster::TrimmedMean { window: 10, alpha: 0.2 }
+        );
+        assert_eq!(
+            availability_steps("2@100=0.5; 2@50=0.25", 2).unwrap(),
+            vec![vec![], vec![(50.0, 0.25), (100.0, 0.5)]]
+        );
     }
 
     #[test]

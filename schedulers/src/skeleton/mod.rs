@@ -29,11 +29,14 @@
 //!   over the platform's links, computations on its CPUs);
 //! * [`alt_sim`] — Alt et al.'s registration (measured `t_s`, `t_w`, speed-ups), server choice
 //!   and the remote invocation (messages, `p` threads of operator applications);
-//! * [`measure`] — engine probes, the homogeneous mesh platform, batch means.
+//! * [`measure`] — engine probes, the homogeneous mesh platform, batch means;
+//! * [`adaptive`] — AMoGeT at run time: NWS monitoring of the running platform, forecasts,
+//!   periodic re-mapping of the running pipeline (drain and refill).
 //!
 //! Nothing here does I/O or spawns threads: evaluating one mapping is a pure function, so a
 //! caller can evaluate candidates in parallel and then call [`mapping::rank`].
 
+pub mod adaptive;
 pub mod alt;
 pub mod alt_sim;
 pub mod amoget;

@@ -178,8 +178,9 @@ enum Role {
     Send,
 }
 
+/// One sequential component of Fig. 3 (a stage, a Deal's source, worker or sink).
 #[derive(Clone, Debug)]
-struct Component {
+pub(crate) struct Component {
     seq: Vec<(usize, Role)>,
     pos: usize,
     item: Option<u64>,
@@ -195,7 +196,7 @@ fn rate_of(rates: &PipelineRates, kind: ActionKind) -> Option<f64> {
 }
 
 impl PipelineSim {
-    fn validate(&self, platform: &Platform) -> Result<(), String> {
+    pub(crate) fn validate(&self, platform: &Platform) -> Result<(), String> {
         let ns = self.mapping.stages.len();
         if ns == 0 {
             return Err("a pipeline needs at least one stage".into());
@@ -237,7 +238,7 @@ impl PipelineSim {
     }
 
     /// The actions of the mapping with their rates and realistic work, and the components.
-    fn build(&self, platform: &Platform) -> Result<(Vec<ActionSpec>, Vec<Component>), String> {
+    pub(crate) fn build(&self, platform: &Platform) -> Result<(Vec<ActionSpec>, Vec<Component>), String> {
         let m = &self.mapping;
         let ns = m.stages.len();
         let realistic = self.mode == SimMode::Realistic;
@@ -351,7 +352,11 @@ impl PipelineSim {
     }
 }
 
-struct PipelineApp {
+/// The application on the engine. [`super::adaptive`] drives it too: it can hold new inputs
+/// back ([`PipelineApp::hold`]) and, once the pipeline is empty, replace the mapping's actions
+/// and components ([`PipelineApp::replace`]) while keeping the items' record and the service
+/// stream.
+pub(crate) struct PipelineApp {
     actions: Vec<ActionSpec>,
     /// Participants of each action: (component, role).
     parts: Vec<Vec<(usize, Role)>>,
@@ -373,10 +378,14 @@ struct PipelineApp {
     last_output: f64,
     instant: VecDeque<usize>,
     error: Option<String>,
+    /// When set, `move_1` does not start (no new input enters).
+    hold: bool,
+    /// Date of each output (`move_{Ns+1}` completion).
+    departures: Vec<f64>,
 }
 
 impl PipelineApp {
-    fn new(cfg: &PipelineSim, actions: Vec<ActionSpec>, comps: Vec<Component>) -> PipelineApp {
+    fn participants(actions: &[ActionSpec], comps: &[Component]) -> Vec<Vec<(usize, Role)>> {
         let mut parts = vec![Vec::new(); actions.len()];
         for (c, comp) in comps.iter().enumerate() {
             for &(a, role) in &comp.seq {
@@ -385,13 +394,21 @@ impl PipelineApp {
                 }
             }
         }
+        parts
+    }
+
+    fn first_move_of(actions: &[ActionSpec]) -> usize {
+        actions
+            .iter()
+            .position(|a| a.kind == ActionKind::Move(0))
+            .expect("move_1 exists")
+    }
+
+    pub(crate) fn new(cfg: &PipelineSim, actions: Vec<ActionSpec>, comps: Vec<Component>) -> PipelineApp {
         PipelineApp {
-            first_move: actions
-                .iter()
-                .position(|a| a.kind == ActionKind::Move(0))
-                .expect("move_1 exists"),
+            first_move: Self::first_move_of(&actions),
             running: vec![false; actions.len()],
-            parts,
+            parts: Self::participants(&actions, &comps),
             actions,
             comps,
             mode: cfg.mode,
@@ -408,7 +425,86 @@ impl PipelineApp {
             last_output: 0.0,
             instant: VecDeque::new(),
             error: None,
+            hold: false,
+            departures: Vec::with_capacity((cfg.warmup_items + cfg.items) as usize),
         }
+    }
+
+    /// Stops (`true`) or resumes (`false`) admitting new inputs. Resuming does not start
+    /// `move_1` by itself: call [`PipelineApp::restart`].
+    pub(crate) fn hold(&mut self, on: bool) {
+        self.hold = on;
+    }
+
+    /// Items admitted (`move_1` started) and not yet delivered.
+    pub(crate) fn in_flight(&self) -> u64 {
+        self.admitted - self.outputs
+    }
+
+    /// True once every input has been admitted.
+    pub(crate) fn all_admitted(&self) -> bool {
+        self.admitted >= self.limit
+    }
+
+    /// Completion dates of `move_1` (inputs entering) so far.
+    pub(crate) fn arrivals(&self) -> &[f64] {
+        &self.arrivals
+    }
+
+    /// Completion dates of `move_{Ns+1}` (outputs leaving) so far.
+    pub(crate) fn departures(&self) -> &[f64] {
+        &self.departures
+    }
+
+    /// Replaces the mapping's actions and components. Only valid when the pipeline is empty and
+    /// no action runs (every component then waits for a new item, whatever its position).
+    pub(crate) fn replace(&mut self, actions: Vec<ActionSpec>, comps: Vec<Component>) -> Result<(), String> {
+        if self.in_flight() != 0 || self.running.iter().any(|&r| r) || !self.instant.is_empty() {
+            return Err("the mapping can only change when the pipeline is empty".into());
+        }
+        self.first_move = Self::first_move_of(&actions);
+        self.running = vec![false; actions.len()];
+        self.parts = Self::participants(&actions, &comps);
+        self.actions = actions;
+        self.comps = comps;
+        Ok(())
+    }
+
+    /// Starts every enabled action (as at time 0).
+    pub(crate) fn restart(&mut self, engine: &mut Engine) {
+        for a in 0..self.actions.len() {
+            self.try_start(engine, a);
+        }
+        self.pump(engine);
+    }
+
+    /// The run's measurements once it has ended (see [`simulate`]).
+    pub(crate) fn outcome(&mut self, events: u64, batches: usize) -> Result<PipelineOutcome, String> {
+        if let Some(e) = self.error.take() {
+            return Err(e);
+        }
+        if self.arrivals.len() as u64 != self.limit || self.outputs != self.limit {
+            return Err(format!(
+                "the pipeline stalled: {} inputs, {} outputs of {}",
+                self.arrivals.len(),
+                self.outputs,
+                self.limit
+            ));
+        }
+        let start = if self.warmup == 0 {
+            0.0
+        } else {
+            self.arrivals[self.warmup as usize - 1]
+        };
+        let end = *self.arrivals.last().expect("at least one item");
+        let throughput = batch_means(&self.arrivals, start, end, batches)?;
+        Ok(PipelineOutcome {
+            throughput,
+            outputs: self.outputs,
+            mean_latency_s: self.latency_sum / self.latency_n.max(1) as f64,
+            makespan_s: self.last_output,
+            events,
+        })
     }
 
     fn factor(&mut self) -> f64 {
@@ -420,7 +516,7 @@ impl PipelineApp {
 
     fn enabled(&self, a: usize) -> bool {
         !self.running[a]
-            && (a != self.first_move || self.admitted < self.limit)
+            && (a != self.first_move || (self.admitted < self.limit && !self.hold))
             && self.parts[a].iter().all(|&(c, _)| {
                 let comp = &self.comps[c];
                 comp.seq[comp.pos].0 == a
@@ -479,6 +575,7 @@ impl PipelineApp {
                 // move_{Ns+1}: an output leaves.
                 self.outputs += 1;
                 self.last_output = now;
+                self.departures.push(now);
                 if let Some(id) = item {
                     if id >= self.warmup {
                         self.latency_sum += now - self.entry[id as usize];
@@ -507,10 +604,7 @@ impl PipelineApp {
 
 impl Application for PipelineApp {
     fn start(&mut self, engine: &mut Engine) {
-        for a in 0..self.actions.len() {
-            self.try_start(engine, a);
-        }
-        self.pump(engine);
+        self.restart(engine);
     }
 
     fn on_notification(&mut self, engine: &mut Engine, note: Notification) {
@@ -536,32 +630,7 @@ pub fn simulate(platform: Arc<Platform>, cfg: &PipelineSim) -> Result<PipelineOu
     let mut sim = Simulation::new(engine, PipelineApp::new(cfg, actions, comps));
     sim.run();
     let events = sim.steps();
-    let app = &mut sim.app;
-    if let Some(e) = app.error.take() {
-        return Err(e);
-    }
-    if app.arrivals.len() as u64 != app.limit || app.outputs != app.limit {
-        return Err(format!(
-            "the pipeline stalled: {} inputs, {} outputs of {}",
-            app.arrivals.len(),
-            app.outputs,
-            app.limit
-        ));
-    }
-    let start = if app.warmup == 0 {
-        0.0
-    } else {
-        app.arrivals[app.warmup as usize - 1]
-    };
-    let end = *app.arrivals.last().expect("at least one item");
-    let throughput = batch_means(&app.arrivals, start, end, cfg.batches)?;
-    Ok(PipelineOutcome {
-        throughput,
-        outputs: app.outputs,
-        mean_latency_s: app.latency_sum / app.latency_n.max(1) as f64,
-        makespan_s: app.last_output,
-        events,
-    })
+    sim.app.outcome(events, cfg.batches)
 }
 
 /// Measures the AMoGeT view of `hosts` on a platform, as NWS and `/proc/cpuinfo` give it
