@@ -194,7 +194,12 @@ pub fn prepare(figure: &FigureSpec, table: &CsvTable, key_columns: &[String], so
             None => r[x].parse::<f64>().unwrap_or(f64::NAN),
         };
         let panel_key = panels.map_or_else(String::new, |p| r[p].clone());
-        let series_key = r[series].clone();
+        // An empty value (the parameter is absent from these runs) gets a name in the legend.
+        let series_key = if r[series].is_empty() {
+            format!("{series_col} not set")
+        } else {
+            r[series].clone()
+        };
         if !series_names.contains(&series_key) {
             series_names.push(series_key.clone());
         }
@@ -512,7 +517,10 @@ fn log_minor(lo: f64, hi: f64) -> Vec<f64> {
 }
 
 /// Short tick text: up to 4 significant digits, exponent form for very large or small values.
+/// Magnitudes below 1e-12 print as 0: they are the rounding residue of a linear axis's tick
+/// arithmetic (e.g. -2.776e-17 for the tick at zero), never a measured quantity here.
 pub fn tick_label(v: f64) -> String {
+    let v = if v.abs() < 1e-12 { 0.0 } else { v };
     if v == 0.0 || !v.is_finite() {
         return if v == 0.0 { "0".into() } else { format!("{v}") };
     }
@@ -741,4 +749,17 @@ fn draw_legend<DB: DrawingBackend>(
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::tick_label;
+
+    #[test]
+    fn tick_labels_are_short_and_zero_is_clean() {
+        assert_eq!(tick_label(-2.7755575615628914e-17), "0");
+        assert_eq!(tick_label(0.05), "0.05");
+        assert_eq!(tick_label(1234.5678), "1235");
+        assert_eq!(tick_label(2e9), "2e9");
+    }
 }

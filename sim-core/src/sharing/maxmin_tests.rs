@@ -214,8 +214,11 @@ fn fatpipe_keeps_the_larger_weight_when_expanded_twice() {
     assert_eq!(sys.value(a), 100.0);
 }
 
+/// A live variable of the randomized test: (id, penalty, bound, (constraint index, weight)).
+type LiveVar = (VariableId, f64, f64, Vec<(usize, f64)>);
+
 /// Rebuilds the live variables of `sys` in a fresh system and solves it from scratch.
-fn from_scratch(live: &[(VariableId, f64, f64, Vec<(usize, f64)>)], caps: &[(f64, Sharing)]) -> Vec<f64> {
+fn from_scratch(live: &[LiveVar], caps: &[(f64, Sharing)]) -> Vec<f64> {
     let mut fresh = MaxMinSystem::new();
     let cons: Vec<_> = caps.iter().map(|&(c, s)| fresh.add_constraint(c, s)).collect();
     let vars: Vec<_> = live
@@ -249,7 +252,7 @@ fn incremental_solves_match_solving_from_scratch() {
     let mut caps = caps;
     let mut sys = MaxMinSystem::new();
     let cons: Vec<_> = caps.iter().map(|&(c, s)| sys.add_constraint(c, s)).collect();
-    let mut live: Vec<(VariableId, f64, f64, Vec<(usize, f64)>)> = Vec::new();
+    let mut live: Vec<LiveVar> = Vec::new();
     for step in 0..400 {
         match rng.gen_range(0..10) {
             0..=3 => {
