@@ -268,10 +268,10 @@ fn incremental_solves_match_solving_from_scratch() {
                 };
                 let v = sys.add_variable(penalty, bound);
                 let mut elems = Vec::new();
-                for c in 0..cons.len() {
+                for (c, &constraint) in cons.iter().enumerate() {
                     if rng.gen_bool(0.4) {
                         let w = if rng.gen_bool(0.8) { 1.0 } else { 0.05 };
-                        sys.expand(v, cons[c], w);
+                        sys.expand(v, constraint, w);
                         elems.push((c, w));
                     }
                 }
