@@ -1,0 +1,239 @@
+#!/usr/bin/python3
+"""gridsim vs SimGrid 3.32's C++ engine on the same bag-of-tasks scenarios (issue 5).
+
+    /usr/bin/python3 bench/compare.py            # full: N = 1e5 on grid90, 1e6 on the 1000-host cluster (~8 min)
+    /usr/bin/python3 bench/compare.py --quick    # N / 10 .. N / 50 (~1 min)
+    options: --reps K (default 3; the 1e6 cluster case does at most 2 in full mode), --no-build,
+             --only NAME[,NAME], --csv FILE (raw measurements), --skip-hold
+
+Builds `cargo build --release`, the `bot_scenario` bench binary and bench/build.sh (SimGrid's
+master/worker, target/simgrid_bot), then for each scenario and repetition runs, one after the
+other: SimGrid (`simgrid_bot`), gridsim straight on the engine (`bot_scenario`: platform +
+`schedulers::bot::run`, nothing else) and gridsim's CLI (`gridsim run` on a one-run experiment
+file, `--jobs 1 --no-plots`, in a temp dir). Each child's wall time and peak RSS come from
+os.wait4; the in-process "run" times are SimGrid's `Engine::run`, bot_scenario's engine +
+application, and the CLI's timing.csv `wall_s` (the family adapter's whole run).
+
+Prints three tables (times, throughput/memory, makespans) and the issue's targets; exits 1 if any
+makespan differs from SimGrid's by more than 1e-6 relative."""
+
+import argparse
+import os
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import common as C  # noqa: E402
+
+# name, platform (None = grid90, else cluster hosts), master, nodes, policy, N full, N quick, F, B
+SCENARIOS = [
+    ("grid90-wq", None, "Jacquelin", 90, "wq", 100_000, 10_000, 1e9, 1000.0),
+    ("grid90-fac2", None, "Jacquelin", 90, "fac2", 100_000, 10_000, 1e9, 1000.0),
+    ("grid90-gss", None, "Jacquelin", 90, "gss", 100_000, 10_000, 1e9, 1000.0),
+    ("cluster1000-wq", 1000, "node-0", 1000, "wq", 1_000_000, 20_000, 1e9, 1000.0),
+    ("grid90-wq-B1e6", None, "Jacquelin", 90, "wq", 20_000, 2_000, 1e9, 1e6),
+    ("cluster1000-wq-B1e6", 1000, "node-0", 1000, "wq", 50_000, 5_000, 1e9, 1e6),
+]
+TOLERANCE = 1e-6
+BASELINE_N = 1000  # memory baseline: the same deployment with N = 1000
+
+
+class Sides:
+    def __init__(self, paths, tmp):
+        self.p = paths
+        self.tmp = tmp
+        self.xml = {}
+
+    def platform_xml(self, hosts):
+        if hosts is None:
+            return C.GRID90
+        if hosts not in self.xml:
+            path = os.path.join(self.tmp, f"cluster{hosts}.xml")
+            C.cluster_xml(path, hosts)
+            self.xml[hosts] = path
+        return self.xml[hosts]
+
+    def simgrid(self, hosts, master, nodes, policy, n, f, b):
+        cmd = [self.p["simgrid_bot"], "--platform", self.platform_xml(hosts), "--master", master, "--nodes",
+               str(nodes), "--tasks", str(n), "--flops", repr(f), "--bytes", str(int(b)), "--policy", policy]
+        out, wall, rss = C.measure(cmd)
+        j = C.json.loads(out)
+        return dict(makespan=j["makespan"], run=j["run_wall_s"], proc=wall, rss=rss, activities=j["activities"])
+
+    def direct(self, hosts, master, nodes, policy, n, f, b):
+        plat = ["--platform", C.GRID90] if hosts is None else C.cluster_args(hosts)
+        cmd = [self.p["bot_scenario"]] + plat + ["--master", master, "--nodes", str(nodes), "--tasks", str(n),
+                                                "--flops", repr(f), "--bytes", repr(b), "--policy", policy]
+        out, wall, rss = C.measure(cmd)
+        j = C.json.loads(out)
+        return dict(makespan=j["makespan"], run=j["run_wall_s"], proc=wall, rss=rss, events=j["events"])
+
+    def cli(self, hosts, master, nodes, policy, n, f, b):
+        d = tempfile.mkdtemp(dir=self.tmp)
+        exp = os.path.join(d, "bench.toml")
+        C.experiment_toml(exp, hosts, master, nodes, policy, n, f, b)
+        cmd = [self.p["gridsim"], "run", exp, "--jobs", "1", "--no-plots", "--fresh", "--out", d]
+        _, wall, rss = C.measure(cmd, cwd=d)
+        res = os.path.join(d, "results", "bench")
+        runs = C.read_csv(os.path.join(res, "runs.csv"))[0]
+        timing = C.read_csv(os.path.join(res, "timing.csv"))[0]
+        return dict(makespan=float(runs["makespan_s"]), run=float(timing["wall_s"]), proc=wall, rss=rss,
+                    events=int(runs["events"]))
+
+
+def hold_model(gridsim):
+    out, _, _ = C.measure([gridsim, "bench", "engine", "--events", "5000000", "--messages", "20000"])
+    rates = {}
+    for line in out.splitlines():
+        words = line.split()
+        if line.startswith("hold model") and "M" in words:
+            rates["hold_Mev_s"] = float(words[words.index("M") - 1])
+        if line.startswith("network"):
+            rates["network_line"] = line
+    return rates, out.strip()
+
+
+def rel(a, b):
+    return abs(a - b) / max(abs(b), 1e-300)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--quick", action="store_true", help="smaller N (a fast check)")
+    ap.add_argument("--reps", type=int, default=3, help="repetitions per scenario and side (default 3)")
+    ap.add_argument("--no-build", action="store_true", help="use the binaries already built")
+    ap.add_argument("--only", default="", help="comma-separated scenario names")
+    ap.add_argument("--csv", default="", help="write every raw measurement to this CSV file")
+    ap.add_argument("--skip-hold", action="store_true", help="skip `gridsim bench engine`")
+    a = ap.parse_args()
+
+    if a.no_build:
+        paths = C.locate()
+    else:
+        paths = C.build()
+    only = set(filter(None, a.only.split(",")))
+    scenarios = [s for s in SCENARIOS if not only or s[0] in only]
+    if only - {s[0] for s in SCENARIOS}:
+        sys.exit(f"unknown scenario(s): {sorted(only - {s[0] for s in SCENARIOS})}")
+
+    load0 = os.getloadavg()
+    t_start = time.time()
+    tmp = tempfile.mkdtemp(prefix="gridsim-compare-")
+    sides = Sides(paths, tmp)
+    raw = []
+    results = []
+    baselines = {}
+    for name, hosts, master, nodes, policy, n_full, n_quick, f, b in scenarios:
+        n = n_quick if a.quick else n_full
+        reps = a.reps if (a.quick or n < 1_000_000) else min(a.reps, 2)
+        args = (hosts, master, nodes, policy, n, f, b)
+        C.log(f"== {name}: N = {n}, F = {f:g}, B = {b:g}, {reps} repetitions")
+        key = (hosts, nodes, b)
+        if key not in baselines:
+            base_args = (hosts, master, nodes, "wq", BASELINE_N, f, b)
+            baselines[key] = {side: getattr(sides, side)(*base_args)["rss"] for side in ("simgrid", "direct", "cli")}
+        meas = {"simgrid": [], "direct": [], "cli": []}
+        for rep in range(reps):
+            for side in ("simgrid", "direct", "cli"):  # alternate the sides
+                m = getattr(sides, side)(*args)
+                meas[side].append(m)
+                raw.append(dict(scenario=name, tasks=n, rep=rep, side=side, **m))
+                C.log(f"   {side:8} rep {rep}: run {m['run']:.4f} s, process {m['proc']:.4f} s, "
+                      f"{m['rss'] / 1024:.1f} MB, makespan {m['makespan']!r}")
+        results.append((name, n, reps, meas, baselines[key]))
+
+    hold = None
+    if not a.skip_hold:
+        C.log("== gridsim bench engine")
+        hold, hold_text = hold_model(paths["gridsim"])
+        C.log(hold_text)
+    load1 = os.getloadavg()
+
+    def med(meas, side, field):
+        return C.median([m[field] for m in meas[side]])
+
+    # Table 1: times.
+    rows = []
+    for name, n, reps, meas, _ in results:
+        sg, gs, cli = (med(meas, s, "run") for s in ("simgrid", "direct", "cli"))
+        sgp, gsp, clip = (med(meas, s, "proc") for s in ("simgrid", "direct", "cli"))
+        noise = max(C.spread([m[fld] for m in meas[s]]) for s in meas for fld in ("run", "proc"))
+        rows.append([name, f"{n:.0e}", reps, f"{sg:.3f}", f"{gs:.4f}", f"{cli:.4f}", f"{gs / sg:.4f}",
+                     f"{sg / gs:.1f}x", f"{sgp:.3f}", f"{gsp:.4f}", f"{clip:.4f}", f"{clip / sgp:.4f}",
+                     f"{sgp / clip:.1f}x", f"{100 * noise:.0f}%"])
+    print("\n## Wall time (medians; run = in-process simulation time, proc = whole process)\n")
+    print(C.table(["scenario", "N", "reps", "SG run s", "gs run s", "CLI run s", "gs/SG run", "speed-up run",
+                   "SG proc s", "gs proc s", "CLI proc s", "CLI/SG proc", "speed-up proc", "max spread"], rows))
+
+    # Table 2: throughput and memory.
+    rows = []
+    for name, n, reps, meas, base in results:
+        acts = meas["simgrid"][0]["activities"]
+        events = meas["direct"][0]["events"]
+        sg, gs = med(meas, "simgrid", "run"), med(meas, "direct", "run")
+        rss = {s: med(meas, s, "rss") for s in meas}
+        per_task = {s: (rss[s] - base[s]) * 1024 / n for s in meas}
+        rows.append([name, acts, events, f"{acts / sg:,.0f}", f"{acts / gs:,.0f}", f"{events / gs:,.0f}",
+                     f"{rss['simgrid'] / 1024:.1f}", f"{rss['direct'] / 1024:.1f}", f"{rss['cli'] / 1024:.1f}",
+                     f"{per_task['simgrid']:.0f}", f"{per_task['direct']:.0f}", f"{per_task['cli']:.0f}"])
+    print("\n## Throughput and peak memory (RSS of the child; B/task = (RSS - RSS at N = 1000) / N)\n")
+    print(C.table(["scenario", "activities", "gs events", "SG act/s", "gs act/s", "gs events/s", "SG MB", "gs MB",
+                   "CLI MB", "SG B/task", "gs B/task", "CLI B/task"], rows))
+
+    # Table 3: makespans.
+    rows = []
+    bad = []
+    for name, n, reps, meas, _ in results:
+        ref = meas["simgrid"][0]["makespan"]
+        worst = max(rel(m["makespan"], ref) for s in meas for m in meas[s])
+        ok = worst <= TOLERANCE
+        if not ok:
+            bad.append(name)
+        rows.append([name, f"{ref!r}", f"{meas['direct'][0]['makespan']!r}", f"{meas['cli'][0]['makespan']!r}",
+                     f"{worst:.1e}", "ok" if ok else "DIFFERENT"])
+    print("\n## Makespans (s; every repetition checked against SimGrid, tolerance 1e-6 relative)\n")
+    print(C.table(["scenario", "SimGrid", "gridsim (engine)", "gridsim run (CLI)", "max rel diff", ""], rows))
+
+    # Targets.
+    print("\n## Issue 5 targets\n")
+    for name, n, reps, meas, base in results:
+        sg, gs = med(meas, "simgrid", "run"), med(meas, "direct", "run")
+        sgp, clip = med(meas, "simgrid", "proc"), med(meas, "cli", "proc")
+        verdict = "met" if sg / gs >= 20 and sgp / clip >= 20 else "MISSED"
+        print(f"- >= 20x faster than SimGrid, {name}: {verdict} (run {sg / gs:.1f}x, whole process via "
+              f"`gridsim run` {sgp / clip:.1f}x)")
+    for name, n, reps, meas, base in results:
+        if name == "cluster1000-wq" and n == 1_000_000:
+            gs, gsp, clip = (med(meas, s, f) for s, f in (("direct", "run"), ("direct", "proc"), ("cli", "proc")))
+            verdict = "met" if gsp <= 0.5 and clip <= 0.5 else ("met by the engine only" if gs <= 0.5 else "MISSED")
+            print(f"- 1000-host N = 1e6 in <= 0.5 s: {verdict} (engine run {gs:.3f} s, bot_scenario process "
+                  f"{gsp:.3f} s, `gridsim run` process {clip:.3f} s)")
+    worst_direct = max((med(m, "direct", "rss") - b["direct"]) * 1024 / n for _, n, _, m, b in results)
+    worst_cli = max((med(m, "cli", "rss") - b["cli"]) * 1024 / n for _, n, _, m, b in results)
+    print(f"- <= 200 B per task plus platform: engine {'met' if worst_direct <= 200 else 'MISSED'} "
+          f"(worst {worst_direct:.0f} B/task), `gridsim run` {'met' if worst_cli <= 200 else 'MISSED'} "
+          f"(worst {worst_cli:.0f} B/task)")
+    if hold:
+        h = hold.get("hold_Mev_s", float("nan"))
+        print(f"- hold model >= 15 M events/s: {'met' if h >= 15 else 'MISSED'} ({h:.2f} M events/s, "
+              "`gridsim bench engine --events 5000000`, 10^4 pending)")
+    print(f"\nMachine: {os.cpu_count()} cores; load average {load0[0]:.2f} at start, {load1[0]:.2f} at end; "
+          f"{time.time() - t_start:.0f} s of measurements.")
+
+    if a.csv:
+        fields = ["scenario", "tasks", "rep", "side", "makespan", "run", "proc", "rss", "activities", "events"]
+        with open(a.csv, "w") as fh:
+            fh.write(",".join(fields) + "\n")
+            for r in raw:
+                fh.write(",".join(repr(r.get(k, "")) if isinstance(r.get(k), float) else str(r.get(k, ""))
+                                  for k in fields) + "\n")
+        C.log(f"raw measurements: {a.csv}")
+    if bad:
+        print(f"\nMAKESPANS DIFFER from SimGrid: {', '.join(bad)}")
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
