@@ -711,6 +711,19 @@ mod tests {
         assert_eq!(ss.describe(0), "P1 | P1");
     }
 
+    /// Rates of the transitions labelled `action` out of the initial state, sorted.
+    fn initial_rates(ss: &StateSpace, action: &str) -> Vec<f64> {
+        let a = ss.action_id(action).unwrap();
+        let mut rates: Vec<f64> = ss
+            .transitions
+            .iter()
+            .filter(|t| t.from == 0 && t.action == a)
+            .map(|t| t.rate)
+            .collect();
+        rates.sort_by(f64::total_cmp);
+        rates
+    }
+
     #[test]
     fn apparent_rate_formula_active_active() {
         // Hand-computed from Fig. A.1: E = (a,1).E1 + (a,3).E2 has r_a(E) = 4; F = (a,2).F has
@@ -720,14 +733,7 @@ mod tests {
             &DeriveOptions::default(),
         )
         .unwrap();
-        let a = ss.action_id("a").unwrap();
-        let mut rates: Vec<f64> = ss
-            .transitions
-            .iter()
-            .filter(|t| t.from == 0 && t.action == a)
-            .map(|t| t.rate)
-            .collect();
-        rates.sort_by(f64::total_cmp);
+        let rates = initial_rates(&ss, "a");
         assert_eq!(rates, vec![0.5, 1.5]);
     }
 
@@ -739,14 +745,7 @@ mod tests {
             &DeriveOptions::default(),
         )
         .unwrap();
-        let a = ss.action_id("a").unwrap();
-        let mut rates: Vec<f64> = ss
-            .transitions
-            .iter()
-            .filter(|t| t.from == 0 && t.action == a)
-            .map(|t| t.rate)
-            .collect();
-        rates.sort_by(f64::total_cmp);
+        let rates = initial_rates(&ss, "a");
         assert_eq!(rates, vec![2.0, 6.0]);
     }
 
