@@ -82,6 +82,9 @@ pub struct RunSpec {
     pub replication: u32,
     /// The run's seed (derived from the base seed and the run's parameters).
     pub seed: u64,
+    /// The per-run tables the experiment writes (`[outputs] tables`); a family may skip
+    /// building the others (they cost memory per task or job).
+    pub tables: Vec<String>,
 }
 
 /// Rows of a per-run table (per task, per job, per host interval, ...).

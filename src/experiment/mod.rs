@@ -563,6 +563,7 @@ fn resolve(
                                 params,
                                 replication,
                                 seed,
+                                tables: tables_sorted.clone(),
                             },
                             label: s.label.clone(),
                             keys,

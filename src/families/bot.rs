@@ -233,6 +233,14 @@ impl Family for BagOfTasks {
         metrics.insert("chunks".to_string(), outcome.chunks.len() as f64);
         metrics.insert("tasks_done".to_string(), outcome.tasks_done as f64);
         metrics.insert("workers_lost".to_string(), outcome.workers_lost as f64);
+        if !spec.tables.iter().any(|t| t == "chunks") {
+            // The chunk log is ~7 values per chunk: build it only when the experiment writes it.
+            return Ok(RunOutput {
+                metrics,
+                events,
+                tables: BTreeMap::new(),
+            });
+        }
         let columns = ["worker", "host", "size", "first_task", "sent_s", "start_s", "end_s"];
         let rows = outcome
             .chunks
