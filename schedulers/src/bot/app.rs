@@ -235,6 +235,11 @@ impl MasterWorker {
         state.proposal = self.hooks[worker]
             .as_mut()
             .and_then(|h| h.after_chunk(&report, max_exec_time));
+        self.send_request(engine, worker);
+    }
+
+    /// The worker asks the master for work (a control-size message carrying its report).
+    fn send_request(&mut self, engine: &mut Engine, worker: usize) {
         let host = self.config.workers[worker];
         self.send(
             engine,
@@ -268,14 +273,7 @@ impl Application for MasterWorker {
             .map(|&h| engine.platform().host(h).speed)
             .collect();
         for worker in 0..self.config.workers.len() {
-            let host = self.config.workers[worker];
-            self.send(
-                engine,
-                host,
-                self.config.master,
-                self.config.control_bytes,
-                tag(worker, Kind::Request),
-            );
+            self.send_request(engine, worker);
         }
     }
 
