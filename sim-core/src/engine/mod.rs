@@ -22,7 +22,9 @@ mod activity;
 mod event;
 mod resources;
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
+
+use rustc_hash::FxHashMap;
 use std::sync::Arc;
 
 pub use activity::{ActivityId, ActivityKind, FailureCause, IoOp, Notification};
@@ -47,14 +49,23 @@ pub struct TraceRecord {
     pub event: Event,
 }
 
-/// A cached route: its links and the link constraints a comm expands on.
+/// A cached route: its links, the merged constraint uses of a comm on it, and its network
+/// figures as of the last link change.
 #[derive(Clone, Debug)]
 struct CachedRoute {
     links: Vec<LinkId>,
-    /// Links of the reverse route (cross traffic).
-    back_links: Vec<LinkId>,
     /// True for a host talking to itself without a declared route: use the loopback.
     loopback: bool,
+    /// (constraint, weight) of a comm's variable: 1 on every link of the route, `crosstraffic`
+    /// on every link of the reverse route, merged once here rather than per comm.
+    uses: Vec<(ConstraintId, f64)>,
+    /// Value of `Engine::link_epoch` when the figures below were computed.
+    epoch: u64,
+    /// Raw route latency.
+    latency: f64,
+    /// Penalty and bound of a comm whose latency phase used `latency`.
+    penalty: f64,
+    bound: f64,
 }
 
 /// The simulation engine. See the module docs.
@@ -73,8 +84,10 @@ pub struct Engine {
     links: Vec<LinkState>,
     disks: Vec<DiskState>,
     loopback: ConstraintId,
-    route_index: HashMap<(HostId, HostId), u32>,
+    route_index: FxHashMap<(HostId, HostId), u32>,
     routes: Vec<CachedRoute>,
+    /// Bumped by every link latency or bandwidth change, so cached route figures are redone.
+    link_epoch: u64,
     notes: VecDeque<Notification>,
     steps: u64,
     changed: Vec<VariableId>,
@@ -110,8 +123,9 @@ impl Engine {
             links,
             disks,
             loopback,
-            route_index: HashMap::new(),
+            route_index: FxHashMap::default(),
             routes: Vec::new(),
+            link_epoch: 0,
             notes: VecDeque::new(),
             steps: 0,
             changed: Vec::new(),
@@ -201,28 +215,10 @@ impl Engine {
             self.fail(slot, FailureCause::LinkOff(off));
             return Ok(id);
         }
-        let latency = if cached.loopback {
-            self.params.loopback_latency
-        } else {
-            cached.links.iter().map(|l| self.links[l.0 as usize].latency).sum()
-        };
-        // The variable exists from the start with penalty 0 (no share) so that a link or host
-        // failure during the latency phase finds the comm on the link's constraint.
-        let var = self.new_variable(slot, 0.0, f64::INFINITY);
-        let cross = self.params.crosstraffic;
-        let cached = &self.routes[route as usize];
-        if cached.loopback {
-            self.lmm.expand(var, self.loopback, 1.0);
-        } else {
-            for l in &cached.links {
-                self.lmm.expand(var, self.links[l.0 as usize].cons, 1.0);
-            }
-            if cross > 0.0 {
-                for l in &cached.back_links {
-                    self.lmm.expand(var, self.links[l.0 as usize].cons, cross);
-                }
-            }
-        }
+        // The comm joins the max-min system only when its data phase starts: during the latency
+        // phase it takes no share (SimGrid keeps it as a disabled variable). A link failure in
+        // that phase finds it through its route (see `fail_comms_on`).
+        let latency = self.refresh_route(route).latency;
         let act = &mut self.activities[slot as usize];
         act.route = route;
         act.route_latency = latency;
@@ -463,13 +459,18 @@ impl Engine {
 
     fn new_variable(&mut self, slot: Slot, penalty: f64, bound: f64) -> VariableId {
         let var = self.lmm.add_variable(penalty, bound);
+        self.own_variable(slot, var);
+        var
+    }
+
+    /// Records that `var` is the rate of the activity in `slot`.
+    fn own_variable(&mut self, slot: Slot, var: VariableId) {
         let index = var.0 as usize;
         if self.var_owner.len() <= index {
             self.var_owner.resize(index + 1, 0);
         }
         self.var_owner[index] = slot;
         self.activities[slot as usize].var = Some(var);
-        var
     }
 
     fn begin_running(&mut self, slot: Slot) {
@@ -484,9 +485,28 @@ impl Engine {
     }
 
     fn start_data_phase(&mut self, slot: Slot) {
-        let act = &self.activities[slot as usize];
-        let route = &self.routes[act.route as usize];
-        let (var, latency) = (act.var.expect("comm variable"), act.route_latency);
+        let (route, latency) = {
+            let act = &self.activities[slot as usize];
+            (act.route, act.route_latency)
+        };
+        let cached = self.refresh_route(route);
+        let (penalty, bound) = if cached.latency == latency {
+            (cached.penalty, cached.bound)
+        } else {
+            // A latency profile changed the route while this comm was in its latency phase.
+            self.route_penalty_and_bound(route, latency)
+        };
+        let var = self
+            .lmm
+            .add_variable_with(penalty, bound, &self.routes[route as usize].uses);
+        self.own_variable(slot, var);
+        self.begin_running(slot);
+    }
+
+    /// Penalty and bound of a comm on `route` whose latency phase used `latency`, from the links'
+    /// current bandwidths.
+    fn route_penalty_and_bound(&self, route: u32, latency: f64) -> (f64, f64) {
+        let route = &self.routes[route as usize];
         let (penalty, min_bw) = if route.loopback {
             (
                 self.params
@@ -501,10 +521,26 @@ impl Engine {
             let min_bw = bws.clone().fold(f64::INFINITY, f64::min);
             (self.params.penalty(latency, bws), min_bw)
         };
-        let bound = self.params.bound(latency, min_bw);
-        self.lmm.set_penalty(var, penalty);
-        self.lmm.set_bound(var, bound);
-        self.begin_running(slot);
+        (penalty, self.params.bound(latency, min_bw))
+    }
+
+    /// The route's figures, recomputed if a link changed since they were cached.
+    fn refresh_route(&mut self, route: u32) -> &CachedRoute {
+        if self.routes[route as usize].epoch != self.link_epoch {
+            let cached = &self.routes[route as usize];
+            let latency = if cached.loopback {
+                self.params.loopback_latency
+            } else {
+                cached.links.iter().map(|l| self.links[l.0 as usize].latency).sum()
+            };
+            let (penalty, bound) = self.route_penalty_and_bound(route, latency);
+            let cached = &mut self.routes[route as usize];
+            cached.latency = latency;
+            cached.penalty = penalty;
+            cached.bound = bound;
+            cached.epoch = self.link_epoch;
+        }
+        &self.routes[route as usize]
     }
 
     fn complete(&mut self, slot: Slot) {
@@ -583,11 +619,26 @@ impl Engine {
         } else {
             self.platform.route(dst, src).map(|r| r.links).unwrap_or_default()
         };
+        let uses = if loopback {
+            vec![(self.loopback, 1.0)]
+        } else {
+            let cross = self.params.crosstraffic;
+            let forward_uses = forward.links.iter().map(|l| (self.links[l.0 as usize].cons, 1.0));
+            let back_uses = back_links
+                .iter()
+                .filter(|_| cross > 0.0)
+                .map(|l| (self.links[l.0 as usize].cons, cross));
+            self.lmm.merge_uses(forward_uses.chain(back_uses))
+        };
         let index = self.routes.len() as u32;
         self.routes.push(CachedRoute {
             links: forward.links,
-            back_links,
             loopback,
+            uses,
+            epoch: u64::MAX,
+            latency: 0.0,
+            penalty: 0.0,
+            bound: 0.0,
         });
         self.route_index.insert((src, dst), index);
         Ok(index)

@@ -2,7 +2,7 @@
 
 use std::collections::VecDeque;
 
-use super::activity::{ActivityKind, FailureCause, Phase, RELEASED};
+use super::activity::{Activity, ActivityKind, FailureCause, Phase, RELEASED};
 use super::event::{Event, ProfileTarget, Slot};
 use super::Engine;
 use crate::platform::{Disk, DiskId, DiskModel, Host, HostId, Link, LinkId, SharingPolicy};
@@ -116,7 +116,7 @@ impl Engine {
                 self.hosts[h.0 as usize].on = on;
                 if !on {
                     self.fail_where(
-                        |kind| match kind {
+                        |_, act| match act.kind {
                             ActivityKind::Exec { host } => host == h,
                             ActivityKind::Comm { src, dst } => src == h || dst == h,
                             ActivityKind::Io { disk, .. } => platform.disks[disk.0 as usize].host == h,
@@ -131,21 +131,26 @@ impl Engine {
                 state.bw_factor = value;
                 let cons = state.cons;
                 self.lmm.set_capacity(cons, platform.link(l).bandwidth * value);
+                self.link_epoch += 1;
             }
-            ProfileTarget::LinkLatency(l) => self.links[l.0 as usize].latency = value,
+            ProfileTarget::LinkLatency(l) => {
+                self.links[l.0 as usize].latency = value;
+                self.link_epoch += 1;
+            }
             ProfileTarget::LinkState(l) => {
                 let on = value != 0.0;
                 self.links[l.0 as usize].on = on;
                 if !on {
-                    let cons = self.links[l.0 as usize].cons;
-                    let slots: Vec<Slot> = self
-                        .lmm
-                        .variables_of(cons)
-                        .map(|v| self.var_owner[v.0 as usize])
-                        .collect();
-                    for slot in slots {
-                        self.fail(slot, FailureCause::LinkOff(l));
-                    }
+                    // Comms in their latency phase are not in the max-min system yet: find every
+                    // comm, in either phase, by its route.
+                    self.fail_where(
+                        |engine, act| {
+                            matches!(act.kind, ActivityKind::Comm { .. })
+                                && matches!(act.phase, Phase::Latency | Phase::Running)
+                                && engine.routes[act.route as usize].links.contains(&l)
+                        },
+                        FailureCause::LinkOff(l),
+                    );
                 }
             }
         }
@@ -153,10 +158,10 @@ impl Engine {
     }
 
     /// Fails every live activity whose kind matches, in slot order (deterministic).
-    fn fail_where(&mut self, matches: impl Fn(ActivityKind) -> bool, cause: FailureCause) {
+    fn fail_where(&mut self, matches: impl Fn(&Engine, &Activity) -> bool, cause: FailureCause) {
         let mut victims = Vec::new();
         for (slot, act) in self.activities.iter().enumerate() {
-            if act.serial != RELEASED && matches(act.kind) {
+            if act.serial != RELEASED && matches(self, act) {
                 victims.push(slot as Slot);
             }
         }

@@ -306,3 +306,79 @@ fn cancelled_activity_frees_its_share() {
     assert_eq!(out.len(), 1);
     assert!(rel_close(out[0].1, 1.25, 1e-12));
 }
+
+#[test]
+fn link_turned_off_fails_comms_in_either_phase() {
+    // One 1 MB/s link of 1 s latency, off at t = 5: a comm still in its latency phase
+    // (13.01 s long) and a comm in its data phase (started at 0 on a second, short-latency
+    // link that shares the failing one) both fail at 5; a comm started later fails at once.
+    let mut p = Platform::new();
+    let a = p.add_host(Host::new("a", 1e9)).unwrap();
+    let b = p.add_host(Host::new("b", 1e9)).unwrap();
+    let c = p.add_host(Host::new("c", 1e9)).unwrap();
+    let mut slow = Link::new("slow", 1e6, 1.0);
+    slow.state_profile = Some(Profile::new(vec![(5.0, 0.0)], None).unwrap());
+    let slow = p.add_link(slow).unwrap();
+    let mut fast = Link::new("fast", 1e6, 1e-4);
+    fast.state_profile = Some(Profile::new(vec![(5.0, 0.0)], None).unwrap());
+    let fast = p.add_link(fast).unwrap();
+    let other = p.add_link(Link::new("other", 1e6, 1e-4)).unwrap();
+    p.routing.add_route(a, b, vec![slow]);
+    p.routing.add_route(a, c, vec![fast]);
+    p.routing.add_route(b, c, vec![other]);
+    let mut e = Engine::new(Arc::new(p)).unwrap();
+    e.start_comm(a, b, 1e3, 1).unwrap(); // latency phase until 13.01
+    e.start_comm(a, c, 1e9, 2).unwrap(); // data phase from 0.0013, ~1000 s
+    e.start_comm(b, c, 1e5, 3).unwrap(); // unrelated route, done at ~0.1 s
+    let mut failed = Vec::new();
+    while let Some(note) = e.next_notification() {
+        if let Notification::Failed { tag, cause, .. } = note {
+            failed.push((tag, e.now().secs(), cause));
+        }
+    }
+    assert_eq!(
+        failed,
+        vec![
+            (1, 5.0, FailureCause::LinkOff(slow)),
+            (2, 5.0, FailureCause::LinkOff(fast))
+        ]
+    );
+    e.start_comm(a, b, 1.0, 4).unwrap();
+    assert!(matches!(
+        e.next_notification(),
+        Some(Notification::Failed {
+            tag: 4,
+            cause: FailureCause::LinkOff(_),
+            ..
+        })
+    ));
+}
+
+#[test]
+fn comms_started_after_a_link_change_use_the_new_latency_and_bandwidth() {
+    // Route figures are cached per route; a latency or bandwidth profile event must refresh
+    // them. Link: 10 MB/s, 10 ms; at t = 2 latency 20 ms, at t = 3 bandwidth x0.5. A comm
+    // started at t = 4 takes 13.01 L + S / (0.97 min(B' / 1.05, 4194304 / (2 L))).
+    let (mut p, a, b) = chain(&[(1e7, 0.010)]);
+    p.links[0].latency_profile = Some(Profile::new(vec![(2.0, 0.020)], None).unwrap());
+    p.links[0].bandwidth_profile = Some(Profile::new(vec![(3.0, 0.5)], None).unwrap());
+    let mut e = Engine::new(Arc::new(p)).unwrap();
+    // One comm before the changes fills the cache with the old figures.
+    e.start_comm(a, b, 1e3, 1).unwrap();
+    e.sleep(4.0, 2);
+    let s = 1e6;
+    let mut done = None;
+    while let Some(note) = e.next_notification() {
+        match note {
+            Notification::Completed { tag: 2, .. } => {
+                e.start_comm(a, b, s, 3).unwrap();
+            }
+            Notification::Completed { tag: 3, .. } => done = Some(e.now().secs()),
+            _ => {}
+        }
+    }
+    let l = 0.020;
+    let expected = 4.0 + 13.01 * l + s / (0.97 * f64::min(0.5e7 / 1.05, 4194304.0 / (2.0 * l)));
+    let got = done.expect("the second comm completes");
+    assert!(rel_close(got, expected, 1e-12), "{got} vs {expected}");
+}

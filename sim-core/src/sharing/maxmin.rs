@@ -44,6 +44,17 @@ pub enum Sharing {
     Fatpipe,
 }
 
+impl Sharing {
+    /// Two weights of one variable on one constraint, combined as the constraint combines
+    /// usages: summed on SHARED, the larger kept on FATPIPE.
+    fn combine(self, current: f64, weight: f64) -> f64 {
+        match self {
+            Sharing::Shared => current + weight,
+            Sharing::Fatpipe => current.max(weight),
+        }
+    }
+}
+
 #[derive(Clone, Debug)]
 struct Constraint {
     capacity: f64,
@@ -165,24 +176,60 @@ impl MaxMinSystem {
         if let Some(&(_, pos)) = var.elems.iter().find(|(cc, _)| *cc == c) {
             let cons = &mut self.cons[c.0 as usize];
             let current = &mut cons.elems[pos as usize].1;
-            *current = match cons.sharing {
-                Sharing::Shared => *current + weight,
-                Sharing::Fatpipe => current.max(weight),
-            };
+            *current = cons.sharing.combine(*current, weight);
         } else {
-            let cons = &mut self.cons[c.0 as usize];
-            let var_pos = self.vars[v.0 as usize].elems.len() as u32;
-            cons.elems.push((v, weight, var_pos));
-            let pos = (cons.elems.len() - 1) as u32;
-            self.vars[v.0 as usize].elems.push((c, pos));
-            if self.vars[v.0 as usize].penalty > 0.0 {
-                let enabled = self.cons[c.0 as usize].enabled;
-                self.swap_elems(c, pos, enabled);
-                self.cons[c.0 as usize].enabled += 1;
-            }
+            self.attach(v, c, weight);
         }
         if self.vars[v.0 as usize].penalty > 0.0 {
             self.dirty_cons.push(c);
+        }
+    }
+
+    /// Combines a list of (constraint, weight) uses as successive [`MaxMinSystem::expand`] calls
+    /// would, into one entry per constraint (first-use order), for
+    /// [`MaxMinSystem::add_variable_with`]. Callers that start many variables on the same
+    /// resources (a cached network route) merge once and reuse the result.
+    pub fn merge_uses(&self, uses: impl IntoIterator<Item = (ConstraintId, f64)>) -> Vec<(ConstraintId, f64)> {
+        let mut merged: Vec<(ConstraintId, f64)> = Vec::new();
+        for (c, weight) in uses {
+            match merged.iter_mut().find(|(cc, _)| *cc == c) {
+                Some((_, current)) => *current = self.cons[c.0 as usize].sharing.combine(*current, weight),
+                None => merged.push((c, weight)),
+            }
+        }
+        merged
+    }
+
+    /// Adds a variable already attached to constraints: the same system as
+    /// [`MaxMinSystem::add_variable`] followed by one [`MaxMinSystem::expand`] per use, without
+    /// searching for repeated constraints. `uses` must name each constraint once (see
+    /// [`MaxMinSystem::merge_uses`]).
+    pub fn add_variable_with(&mut self, penalty: f64, bound: f64, uses: &[(ConstraintId, f64)]) -> VariableId {
+        let v = self.add_variable(penalty, bound);
+        for &(c, weight) in uses {
+            debug_assert!(
+                !self.vars[v.0 as usize].elems.iter().any(|(cc, _)| *cc == c),
+                "uses must be merged"
+            );
+            self.attach(v, c, weight);
+            if penalty > 0.0 {
+                self.dirty_cons.push(c);
+            }
+        }
+        v
+    }
+
+    /// Appends a new element (v uses c), keeping the enabled elements first.
+    fn attach(&mut self, v: VariableId, c: ConstraintId, weight: f64) {
+        let cons = &mut self.cons[c.0 as usize];
+        let var_pos = self.vars[v.0 as usize].elems.len() as u32;
+        cons.elems.push((v, weight, var_pos));
+        let pos = (cons.elems.len() - 1) as u32;
+        self.vars[v.0 as usize].elems.push((c, pos));
+        if self.vars[v.0 as usize].penalty > 0.0 {
+            let enabled = self.cons[c.0 as usize].enabled;
+            self.swap_elems(c, pos, enabled);
+            self.cons[c.0 as usize].enabled += 1;
         }
     }
 
@@ -245,7 +292,10 @@ impl MaxMinSystem {
                 self.swap_elems(c, pos, last_enabled);
                 self.cons[c.0 as usize].enabled -= 1;
                 pos = last_enabled;
-                self.dirty_cons.push(c);
+                // Nobody left on it: no share to hand back, nothing to re-solve.
+                if last_enabled > 0 {
+                    self.dirty_cons.push(c);
+                }
             }
             let cons = &mut self.cons[c.0 as usize];
             cons.elems.swap_remove(pos as usize);
@@ -349,6 +399,10 @@ impl MaxMinSystem {
 
     /// Progressive filling over the collected component(s).
     fn fill(&mut self, changed: &mut Vec<VariableId>) {
+        if let [v] = self.comp_vars[..] {
+            self.fill_alone(v, changed);
+            return;
+        }
         let mut to_fix = std::mem::take(&mut self.to_fix);
         let mut olds = std::mem::take(&mut self.old_values);
         olds.clear();
@@ -479,6 +533,41 @@ impl MaxMinSystem {
         }
         self.to_fix = to_fix;
         self.old_values = olds;
+    }
+}
+
+impl MaxMinSystem {
+    /// [`MaxMinSystem::fill`] when a single variable is to be solved (a message or an exec alone
+    /// on its resources, the common case in master/worker runs): the filling takes one round,
+    /// whose level is the smallest of the variable's constraint levels and its bound level. The
+    /// expressions are those of the general loop, so the value is bit-identical.
+    fn fill_alone(&mut self, v: VariableId, changed: &mut Vec<VariableId>) {
+        let var = &self.vars[v.0 as usize];
+        let old = var.value;
+        let value = if var.penalty <= 0.0 {
+            0.0
+        } else {
+            let mut level = var.bound * var.penalty;
+            for &(c, pos) in &var.elems {
+                let cons = &self.cons[c.0 as usize];
+                let w = cons.elems[pos as usize].1;
+                if w > 0.0 {
+                    // Usage starts at 0 and this is its only unfixed user (max(0, u) = 0 + u).
+                    let usage = 0.0 + w / var.penalty;
+                    level = level.min(cons.capacity.max(0.0) / usage);
+                }
+            }
+            if level.is_infinite() {
+                f64::INFINITY
+            } else {
+                (level / var.penalty).min(var.bound)
+            }
+        };
+        let var = &mut self.vars[v.0 as usize];
+        var.value = value;
+        if var.alive && value != old {
+            changed.push(v);
+        }
     }
 }
 

@@ -308,3 +308,82 @@ fn incremental_solves_match_solving_from_scratch() {
         }
     }
 }
+
+#[test]
+fn a_variable_alone_gets_the_general_fillings_value_bit_for_bit() {
+    // `fill_alone` (one variable to solve) against the general loop, which runs when an
+    // unrelated variable on its own constraint is solved in the same call.
+    use rand::{Rng, SeedableRng};
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(11);
+    for case in 0..500 {
+        let n_cons = rng.gen_range(1..6);
+        let caps: Vec<(f64, Sharing)> = (0..n_cons)
+            .map(|_| {
+                let sharing = if rng.gen_bool(0.3) {
+                    Sharing::Fatpipe
+                } else {
+                    Sharing::Shared
+                };
+                (rng.gen_range(1e5..1e9), sharing)
+            })
+            .collect();
+        let penalty = if rng.gen_bool(0.1) {
+            0.0
+        } else {
+            rng.gen_range(1e-4..2.0)
+        };
+        let bound = if rng.gen_bool(0.5) {
+            rng.gen_range(1e5..1e9)
+        } else {
+            f64::INFINITY
+        };
+        let mut uses: Vec<(usize, f64)> = Vec::new();
+        for c in 0..n_cons {
+            if rng.gen_bool(0.7) {
+                uses.push((c, if rng.gen_bool(0.8) { 1.0 } else { 1.05 }));
+            }
+        }
+        let value = |with_neighbour: bool| {
+            let mut sys = MaxMinSystem::new();
+            let cons: Vec<_> = caps.iter().map(|&(c, s)| sys.add_constraint(c, s)).collect();
+            let v = sys.add_variable(penalty, bound);
+            for &(c, w) in &uses {
+                sys.expand(v, cons[c], w);
+            }
+            if with_neighbour {
+                let other = sys.add_constraint(1e6, Sharing::Shared);
+                let n = sys.add_variable(1.0, f64::INFINITY);
+                sys.expand(n, other, 1.0);
+            }
+            solve(&mut sys);
+            sys.value(v)
+        };
+        let (alone, general) = (value(false), value(true));
+        assert_eq!(alone.to_bits(), general.to_bits(), "case {case}: {alone} vs {general}");
+    }
+}
+
+#[test]
+fn add_variable_with_merged_uses_equals_expanding_one_by_one() {
+    let mut sys = MaxMinSystem::new();
+    let shared = sys.add_constraint(100.0, Sharing::Shared);
+    let pipe = sys.add_constraint(30.0, Sharing::Fatpipe);
+    let other = sys.add_constraint(80.0, Sharing::Shared);
+    let raw = [(shared, 1.0), (pipe, 1.0), (shared, 0.05), (pipe, 0.05), (other, 1.0)];
+    let merged = sys.merge_uses(raw);
+    // SHARED adds the two weights, FATPIPE keeps the larger; first-use order.
+    assert_eq!(merged, vec![(shared, 1.05), (pipe, 1.0), (other, 1.0)]);
+    let a = sys.add_variable(2.0, 40.0);
+    for (c, w) in raw {
+        sys.expand(a, c, w);
+    }
+    let b = sys.add_variable_with(2.0, 40.0, &merged);
+    let waiting = sys.add_variable_with(0.0, f64::INFINITY, &merged);
+    solve(&mut sys);
+    assert_eq!(sys.value(a).to_bits(), sys.value(b).to_bits());
+    assert_eq!(sys.value(waiting), 0.0);
+    // Enabling the waiting one later gives it the same share as the others.
+    sys.set_penalty(waiting, 2.0);
+    solve(&mut sys);
+    assert_eq!(sys.value(a).to_bits(), sys.value(waiting).to_bits());
+}
