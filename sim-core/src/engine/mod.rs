@@ -88,6 +88,8 @@ pub struct Engine {
     routes: Vec<CachedRoute>,
     /// Bumped by every link latency or bandwidth change, so cached route figures are redone.
     link_epoch: u64,
+    /// Links currently off (most runs have none: comms then skip the per-link check).
+    links_off: usize,
     notes: VecDeque<Notification>,
     steps: u64,
     changed: Vec<VariableId>,
@@ -126,6 +128,7 @@ impl Engine {
             route_index: FxHashMap::default(),
             routes: Vec::new(),
             link_epoch: 0,
+            links_off: 0,
             notes: VecDeque::new(),
             steps: 0,
             changed: Vec::new(),
@@ -210,10 +213,12 @@ impl Engine {
                 return Ok(id);
             }
         }
-        let cached = &self.routes[route as usize];
-        if let Some(&off) = cached.links.iter().find(|l| !self.links[l.0 as usize].on) {
-            self.fail(slot, FailureCause::LinkOff(off));
-            return Ok(id);
+        if self.links_off > 0 {
+            let cached = &self.routes[route as usize];
+            if let Some(&off) = cached.links.iter().find(|l| !self.links[l.0 as usize].on) {
+                self.fail(slot, FailureCause::LinkOff(off));
+                return Ok(id);
+            }
         }
         // The comm joins the max-min system only when its data phase starts: during the latency
         // phase it takes no share (SimGrid keeps it as a disabled variable). A link failure in

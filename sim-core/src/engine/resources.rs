@@ -139,7 +139,12 @@ impl Engine {
             }
             ProfileTarget::LinkState(l) => {
                 let on = value != 0.0;
-                self.links[l.0 as usize].on = on;
+                let was_on = std::mem::replace(&mut self.links[l.0 as usize].on, on);
+                if was_on && !on {
+                    self.links_off += 1;
+                } else if on && !was_on {
+                    self.links_off -= 1;
+                }
                 if !on {
                     // Comms in their latency phase are not in the max-min system yet: find every
                     // comm, in either phase, by its route.

@@ -55,14 +55,35 @@ impl Sharing {
     }
 }
 
+/// A variable's entry in a constraint's list. The weight and the penalty are copies of the
+/// variable's, so that summing a constraint's usage reads this list alone, in order.
+#[derive(Clone, Copy, Debug)]
+struct Elem {
+    var: VariableId,
+    /// Index of the matching [`Use`] in the variable's list.
+    var_pos: u32,
+    weight: f64,
+    penalty: f64,
+}
+
+/// A constraint's entry in a variable's list.
+#[derive(Clone, Copy, Debug)]
+struct Use {
+    cons: ConstraintId,
+    /// Index of the matching [`Elem`] in the constraint's list.
+    pos: u32,
+    /// Same as the element's weight.
+    weight: f64,
+}
+
 #[derive(Clone, Debug)]
 struct Constraint {
     capacity: f64,
     sharing: Sharing,
-    /// (variable, weight, index of this element in the variable's list). The elements of
-    /// variables with a positive penalty come first: `elems[..enabled]`. Solves look at those
-    /// only, so flows waiting for their latency cost nothing (SimGrid keeps the same split).
-    elems: Vec<(VariableId, f64, u32)>,
+    /// The variables using it. The elements of variables with a positive penalty come first:
+    /// `elems[..enabled]`. Solves look at those only, so flows waiting for their latency cost
+    /// nothing (SimGrid keeps the same split).
+    elems: Vec<Elem>,
     enabled: u32,
     // Scratch space for one solve.
     remaining: f64,
@@ -75,8 +96,8 @@ struct Constraint {
 struct Variable {
     penalty: f64,
     bound: f64,
-    /// (constraint, index of the element in the constraint's list)
-    elems: Vec<(ConstraintId, u32)>,
+    /// The constraints it uses.
+    elems: Vec<Use>,
     value: f64,
     alive: bool,
     // Scratch space for one solve.
@@ -172,11 +193,11 @@ impl MaxMinSystem {
     /// SHARED constraint (a link on both the route and the reverse route: 1.05) and the larger
     /// one is kept on a FATPIPE (SimGrid's `expand_add`).
     pub fn expand(&mut self, v: VariableId, c: ConstraintId, weight: f64) {
-        let var = &self.vars[v.0 as usize];
-        if let Some(&(_, pos)) = var.elems.iter().find(|(cc, _)| *cc == c) {
+        let var = &mut self.vars[v.0 as usize];
+        if let Some(u) = var.elems.iter_mut().find(|u| u.cons == c) {
             let cons = &mut self.cons[c.0 as usize];
-            let current = &mut cons.elems[pos as usize].1;
-            *current = cons.sharing.combine(*current, weight);
+            u.weight = cons.sharing.combine(u.weight, weight);
+            cons.elems[u.pos as usize].weight = u.weight;
         } else {
             self.attach(v, c, weight);
         }
@@ -208,7 +229,7 @@ impl MaxMinSystem {
         let v = self.add_variable(penalty, bound);
         for &(c, weight) in uses {
             debug_assert!(
-                !self.vars[v.0 as usize].elems.iter().any(|(cc, _)| *cc == c),
+                !self.vars[v.0 as usize].elems.iter().any(|u| u.cons == c),
                 "uses must be merged"
             );
             self.attach(v, c, weight);
@@ -222,11 +243,16 @@ impl MaxMinSystem {
     /// Appends a new element (v uses c), keeping the enabled elements first.
     fn attach(&mut self, v: VariableId, c: ConstraintId, weight: f64) {
         let cons = &mut self.cons[c.0 as usize];
-        let var_pos = self.vars[v.0 as usize].elems.len() as u32;
-        cons.elems.push((v, weight, var_pos));
+        let var = &mut self.vars[v.0 as usize];
+        cons.elems.push(Elem {
+            var: v,
+            var_pos: var.elems.len() as u32,
+            weight,
+            penalty: var.penalty,
+        });
         let pos = (cons.elems.len() - 1) as u32;
-        self.vars[v.0 as usize].elems.push((c, pos));
-        if self.vars[v.0 as usize].penalty > 0.0 {
+        var.elems.push(Use { cons: c, pos, weight });
+        if var.penalty > 0.0 {
             let enabled = self.cons[c.0 as usize].enabled;
             self.swap_elems(c, pos, enabled);
             self.cons[c.0 as usize].enabled += 1;
@@ -240,20 +266,22 @@ impl MaxMinSystem {
         }
         let cons = &mut self.cons[c.0 as usize];
         cons.elems.swap(i as usize, j as usize);
-        let (vi, _, pi) = cons.elems[i as usize];
-        let (vj, _, pj) = cons.elems[j as usize];
-        self.vars[vi.0 as usize].elems[pi as usize].1 = i;
-        self.vars[vj.0 as usize].elems[pj as usize].1 = j;
+        let (ei, ej) = (cons.elems[i as usize], cons.elems[j as usize]);
+        self.vars[ei.var.0 as usize].elems[ei.var_pos as usize].pos = i;
+        self.vars[ej.var.0 as usize].elems[ej.var_pos as usize].pos = j;
     }
 
     /// Changes a variable's penalty (0 takes it out of the sharing).
     pub fn set_penalty(&mut self, v: VariableId, penalty: f64) {
         let was_enabled = self.vars[v.0 as usize].penalty > 0.0;
         self.vars[v.0 as usize].penalty = penalty;
+        for u in &self.vars[v.0 as usize].elems {
+            self.cons[u.cons.0 as usize].elems[u.pos as usize].penalty = penalty;
+        }
         let enabled = penalty > 0.0;
         if was_enabled != enabled {
             for k in 0..self.vars[v.0 as usize].elems.len() {
-                let (c, pos) = self.vars[v.0 as usize].elems[k];
+                let Use { cons: c, pos, .. } = self.vars[v.0 as usize].elems[k];
                 if enabled {
                     let first_disabled = self.cons[c.0 as usize].enabled;
                     self.swap_elems(c, pos, first_disabled);
@@ -285,7 +313,7 @@ impl MaxMinSystem {
     pub fn remove_variable(&mut self, v: VariableId) {
         let enabled = self.vars[v.0 as usize].penalty > 0.0;
         for k in 0..self.vars[v.0 as usize].elems.len() {
-            let (c, mut pos) = self.vars[v.0 as usize].elems[k];
+            let Use { cons: c, mut pos, .. } = self.vars[v.0 as usize].elems[k];
             if enabled {
                 // Move it to the end of the enabled part first, so the split stays intact.
                 let last_enabled = self.cons[c.0 as usize].enabled - 1;
@@ -299,8 +327,8 @@ impl MaxMinSystem {
             }
             let cons = &mut self.cons[c.0 as usize];
             cons.elems.swap_remove(pos as usize);
-            if let Some(&(moved, _, moved_var_pos)) = cons.elems.get(pos as usize) {
-                self.vars[moved.0 as usize].elems[moved_var_pos as usize].1 = pos;
+            if let Some(moved) = cons.elems.get(pos as usize) {
+                self.vars[moved.var.0 as usize].elems[moved.var_pos as usize].pos = pos;
             }
         }
         let elems = std::mem::take(&mut self.vars[v.0 as usize].elems);
@@ -319,7 +347,7 @@ impl MaxMinSystem {
 
     /// The variables currently using a constraint.
     pub fn variables_of(&self, c: ConstraintId) -> impl Iterator<Item = VariableId> + '_ {
-        self.cons[c.0 as usize].elems.iter().map(|e| e.0)
+        self.cons[c.0 as usize].elems.iter().map(|e| e.var)
     }
 
     /// True when some change waits for a solve.
@@ -348,7 +376,7 @@ impl MaxMinSystem {
                 continue;
             }
             if var.penalty > 0.0 && !var.elems.is_empty() {
-                let c = var.elems[0].0;
+                let c = var.elems[0].cons;
                 self.visit_constraint(c, stamp);
             } else {
                 self.vars[v.0 as usize].stamp = stamp;
@@ -375,7 +403,7 @@ impl MaxMinSystem {
             let c = self.comp_cons[next];
             next += 1;
             for i in 0..self.cons[c.0 as usize].enabled as usize {
-                let v = self.cons[c.0 as usize].elems[i].0;
+                let v = self.cons[c.0 as usize].elems[i].var;
                 let var = &mut self.vars[v.0 as usize];
                 if var.stamp == stamp {
                     continue;
@@ -386,7 +414,7 @@ impl MaxMinSystem {
                     continue;
                 }
                 for j in 0..self.vars[v.0 as usize].elems.len() {
-                    let cc = self.vars[v.0 as usize].elems[j].0;
+                    let cc = self.vars[v.0 as usize].elems[j].cons;
                     let cons = &mut self.cons[cc.0 as usize];
                     if cons.stamp != stamp {
                         cons.stamp = stamp;
@@ -422,13 +450,14 @@ impl MaxMinSystem {
             cons.remaining = cons.capacity;
             cons.usage = 0.0;
             cons.unfixed = 0;
-            for &(v, w, _) in &cons.elems[..cons.enabled as usize] {
-                let var = &self.vars[v.0 as usize];
-                if var.fixed || w <= 0.0 {
+            // Every enabled element's variable is unfixed here (its penalty is positive), and the
+            // element carries the weight and penalty: this sum reads the list alone.
+            for e in &cons.elems[..cons.enabled as usize] {
+                if e.weight <= 0.0 {
                     continue;
                 }
                 cons.unfixed += 1;
-                let u = w / var.penalty;
+                let u = e.weight / e.penalty;
                 match cons.sharing {
                     Sharing::Shared => cons.usage += u,
                     Sharing::Fatpipe => cons.usage = cons.usage.max(u),
@@ -479,30 +508,41 @@ impl MaxMinSystem {
                         Sharing::Shared => 0.0,
                         Sharing::Fatpipe => cons.usage * (1.0 - LEVEL_TOLERANCE),
                     };
-                    for &(v, w, _) in &cons.elems[..cons.enabled as usize] {
-                        let var = &self.vars[v.0 as usize];
-                        if w > 0.0 && !var.fixed && w / var.penalty >= least {
-                            to_fix.push(v);
+                    for e in &cons.elems[..cons.enabled as usize] {
+                        if e.weight > 0.0 && e.weight / e.penalty >= least && !self.vars[e.var.0 as usize].fixed {
+                            to_fix.push(e.var);
                         }
                     }
                 }
             }
-            for &v in &to_fix {
-                let var = &mut self.vars[v.0 as usize];
+            // Fix this round's variables first; the constraints' remaining capacity and usage
+            // only matter for a next round, which there is none of when every variable is fixed
+            // (the common case: one bottleneck for the whole component).
+            let mut k = 0;
+            for i in 0..to_fix.len() {
+                let var = &mut self.vars[to_fix[i].0 as usize];
                 if var.fixed {
                     continue; // listed twice
                 }
                 var.fixed = true;
                 var.value = (level / var.penalty).min(var.bound);
                 unfixed -= 1;
+                to_fix[k] = to_fix[i];
+                k += 1;
+            }
+            to_fix.truncate(k);
+            if unfixed == 0 {
+                break;
+            }
+            for &v in &to_fix {
+                let var = &self.vars[v.0 as usize];
                 let (value, penalty) = (var.value, var.penalty);
-                for k in 0..self.vars[v.0 as usize].elems.len() {
-                    let (c, pos) = self.vars[v.0 as usize].elems[k];
-                    let cons = &mut self.cons[c.0 as usize];
-                    let w = cons.elems[pos as usize].1;
+                for k in 0..var.elems.len() {
+                    let Use { cons: c, weight: w, .. } = self.vars[v.0 as usize].elems[k];
                     if w <= 0.0 {
                         continue;
                     }
+                    let cons = &mut self.cons[c.0 as usize];
                     cons.unfixed -= 1;
                     match cons.sharing {
                         Sharing::Shared => {
@@ -517,8 +557,8 @@ impl MaxMinSystem {
                             let vars = &self.vars;
                             cons.usage = cons.elems[..cons.enabled as usize]
                                 .iter()
-                                .filter(|(vv, ww, _)| *ww > 0.0 && !vars[vv.0 as usize].fixed)
-                                .map(|(vv, ww, _)| ww / vars[vv.0 as usize].penalty)
+                                .filter(|e| e.weight > 0.0 && !vars[e.var.0 as usize].fixed)
+                                .map(|e| e.weight / e.penalty)
                                 .fold(0.0, f64::max);
                         }
                     }
@@ -548,9 +588,8 @@ impl MaxMinSystem {
             0.0
         } else {
             let mut level = var.bound * var.penalty;
-            for &(c, pos) in &var.elems {
+            for &Use { cons: c, weight: w, .. } in &var.elems {
                 let cons = &self.cons[c.0 as usize];
-                let w = cons.elems[pos as usize].1;
                 if w > 0.0 {
                     // Usage starts at 0 and this is its only unfixed user (max(0, u) = 0 + u).
                     let usage = 0.0 + w / var.penalty;
