@@ -89,7 +89,6 @@ struct Constraint {
     remaining: f64,
     usage: f64,
     unfixed: u32,
-    stamp: u64,
 }
 
 #[derive(Clone, Debug)]
@@ -102,7 +101,6 @@ struct Variable {
     alive: bool,
     // Scratch space for one solve.
     fixed: bool,
-    stamp: u64,
 }
 
 /// A max-min system. See the module docs for the model.
@@ -114,6 +112,10 @@ pub struct MaxMinSystem {
     dirty_cons: Vec<ConstraintId>,
     dirty_vars: Vec<VariableId>,
     stamp: u64,
+    /// Last solve that visited each constraint / variable (kept apart from the structs so the
+    /// component search touches a few dense cache lines).
+    cons_stamp: Vec<u64>,
+    var_stamp: Vec<u64>,
     // Reused buffers (no allocation per solve once warm).
     comp_cons: Vec<ConstraintId>,
     comp_vars: Vec<VariableId>,
@@ -142,8 +144,8 @@ impl MaxMinSystem {
             remaining: 0.0,
             usage: 0.0,
             unfixed: 0,
-            stamp: 0,
         });
+        self.cons_stamp.push(0);
         id
     }
 
@@ -168,10 +170,11 @@ impl MaxMinSystem {
             value: 0.0,
             alive: true,
             fixed: false,
-            stamp: 0,
         };
         let id = match self.free_vars.pop() {
             Some(slot) => {
+                // A new stamp of 0 is never the current one (solves count from 1).
+                self.var_stamp[slot as usize] = 0;
                 let old = std::mem::replace(&mut self.vars[slot as usize], var);
                 // Keep the element list's allocation.
                 let mut elems = old.elems;
@@ -181,6 +184,7 @@ impl MaxMinSystem {
             }
             None => {
                 self.vars.push(var);
+                self.var_stamp.push(0);
                 VariableId((self.vars.len() - 1) as u32)
             }
         };
@@ -372,14 +376,14 @@ impl MaxMinSystem {
         }
         for &v in &dirty_vars {
             let var = &self.vars[v.0 as usize];
-            if !var.alive || var.stamp == stamp {
+            if !var.alive || self.var_stamp[v.0 as usize] == stamp {
                 continue;
             }
             if var.penalty > 0.0 && !var.elems.is_empty() {
                 let c = var.elems[0].cons;
                 self.visit_constraint(c, stamp);
             } else {
-                self.vars[v.0 as usize].stamp = stamp;
+                self.var_stamp[v.0 as usize] = stamp;
                 self.comp_vars.push(v);
             }
         }
@@ -392,33 +396,30 @@ impl MaxMinSystem {
 
     /// Adds the connected component of `start` to the work lists (iterative DFS).
     fn visit_constraint(&mut self, start: ConstraintId, stamp: u64) {
-        if self.cons[start.0 as usize].stamp == stamp {
+        if self.cons_stamp[start.0 as usize] == stamp {
             return;
         }
-        self.cons[start.0 as usize].stamp = stamp;
+        self.cons_stamp[start.0 as usize] = stamp;
         let first = self.comp_cons.len();
         self.comp_cons.push(start);
         let mut next = first;
         while next < self.comp_cons.len() {
             let c = self.comp_cons[next];
             next += 1;
-            for i in 0..self.cons[c.0 as usize].enabled as usize {
-                let v = self.cons[c.0 as usize].elems[i].var;
-                let var = &mut self.vars[v.0 as usize];
-                if var.stamp == stamp {
+            let cons = &self.cons[c.0 as usize];
+            // Enabled elements only: their variables have a positive penalty and link their
+            // constraints into one component.
+            for e in &cons.elems[..cons.enabled as usize] {
+                let v = e.var;
+                if self.var_stamp[v.0 as usize] == stamp {
                     continue;
                 }
-                var.stamp = stamp;
+                self.var_stamp[v.0 as usize] = stamp;
                 self.comp_vars.push(v);
-                if var.penalty <= 0.0 {
-                    continue;
-                }
-                for j in 0..self.vars[v.0 as usize].elems.len() {
-                    let cc = self.vars[v.0 as usize].elems[j].cons;
-                    let cons = &mut self.cons[cc.0 as usize];
-                    if cons.stamp != stamp {
-                        cons.stamp = stamp;
-                        self.comp_cons.push(cc);
+                for u in &self.vars[v.0 as usize].elems {
+                    if self.cons_stamp[u.cons.0 as usize] != stamp {
+                        self.cons_stamp[u.cons.0 as usize] = stamp;
+                        self.comp_cons.push(u.cons);
                     }
                 }
             }
