@@ -13,6 +13,10 @@
 //! * a SimGrid disk is two constraints (read and write bandwidth); an FCFS disk serves one
 //!   request at a time and needs no solver.
 //!
+//! A comm joins the max-min system when its latency phase ends; each route is resolved once and
+//! cached with its merged constraint uses and, until a link's latency or bandwidth changes, its
+//! latency, penalty and bound.
+//!
 //! After a batch of changes at one date the engine re-solves only the touched components and
 //! reschedules the completion of each activity whose rate changed. Old completion events are not
 //! removed: each activity carries a generation number and events of an older generation are

@@ -24,8 +24,13 @@
 //! constraint or variable; every other value is unchanged by construction, because max-min
 //! fairness decomposes over connected components.
 //!
-//! A variable with penalty 0 takes no share and links nothing (SimGrid's "disabled" variables:
-//! the network model keeps a flow at penalty 0 during its latency phase).
+//! A variable with penalty 0 takes no share and links nothing (SimGrid's "disabled" variables).
+//! The engine adds a comm only when its latency phase is over, so it does not use them.
+//!
+//! Cost of a solve: linear in the size of the touched components (their variables' constraint
+//! uses) per filling round; one round when a single bottleneck fixes them all, which is the
+//! common case. The search reads dense stamp arrays and each constraint's element list carries
+//! the weights and penalties it sums, so a round is mostly sequential reads.
 
 /// Index of a constraint (a resource).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
