@@ -366,18 +366,21 @@ impl MaxMinSystem {
 
     /// Re-solves every component touched since the last solve and appends to `changed` each
     /// variable whose value changed (in a deterministic order).
+    ///
+    /// Components are filled one at a time: a round costs the component's size, not the size of
+    /// everything touched at this date (a thousand single-exec hosts finishing together are a
+    /// thousand one-variable fills, not one fill with a round per distinct level).
     pub fn solve(&mut self, changed: &mut Vec<VariableId>) {
         if !self.needs_solve() {
             return;
         }
         self.stamp += 1;
         let stamp = self.stamp;
-        self.comp_cons.clear();
-        self.comp_vars.clear();
         let dirty_cons = std::mem::take(&mut self.dirty_cons);
         let dirty_vars = std::mem::take(&mut self.dirty_vars);
         for &c in &dirty_cons {
             self.visit_constraint(c, stamp);
+            self.fill_component(changed);
         }
         for &v in &dirty_vars {
             let var = &self.vars[v.0 as usize];
@@ -391,15 +394,25 @@ impl MaxMinSystem {
                 self.var_stamp[v.0 as usize] = stamp;
                 self.comp_vars.push(v);
             }
+            self.fill_component(changed);
         }
         self.dirty_cons = dirty_cons;
         self.dirty_cons.clear();
         self.dirty_vars = dirty_vars;
         self.dirty_vars.clear();
-        self.fill(changed);
     }
 
-    /// Adds the connected component of `start` to the work lists (iterative DFS).
+    /// Fills the component just collected (if it has variables) and empties the work lists.
+    fn fill_component(&mut self, changed: &mut Vec<VariableId>) {
+        if !self.comp_vars.is_empty() {
+            self.fill(changed);
+        }
+        self.comp_cons.clear();
+        self.comp_vars.clear();
+    }
+
+    /// Adds the connected component of `start` to the work lists (breadth-first), unless this
+    /// solve has visited it already.
     fn visit_constraint(&mut self, start: ConstraintId, stamp: u64) {
         if self.cons_stamp[start.0 as usize] == stamp {
             return;
@@ -431,12 +444,16 @@ impl MaxMinSystem {
         }
     }
 
-    /// Progressive filling over the collected component(s).
+    /// Progressive filling over the collected component.
     fn fill(&mut self, changed: &mut Vec<VariableId>) {
-        if let [v] = self.comp_vars[..] {
-            self.fill_alone(v, changed);
-            return;
+        match self.comp_vars[..] {
+            [v] => self.fill_alone(v, changed),
+            _ => self.fill_rounds(changed),
         }
+    }
+
+    /// The general progressive filling, round by round.
+    fn fill_rounds(&mut self, changed: &mut Vec<VariableId>) {
         let mut to_fix = std::mem::take(&mut self.to_fix);
         let mut olds = std::mem::take(&mut self.old_values);
         olds.clear();

@@ -311,8 +311,8 @@ fn incremental_solves_match_solving_from_scratch() {
 
 #[test]
 fn a_variable_alone_gets_the_general_fillings_value_bit_for_bit() {
-    // `fill_alone` (one variable to solve) against the general loop, which runs when an
-    // unrelated variable on its own constraint is solved in the same call.
+    // `fill_alone` (one variable to solve, what `solve` uses here) against the general round
+    // loop run on the same component.
     use rand::{Rng, SeedableRng};
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(11);
     for case in 0..500 {
@@ -343,19 +343,25 @@ fn a_variable_alone_gets_the_general_fillings_value_bit_for_bit() {
                 uses.push((c, if rng.gen_bool(0.8) { 1.0 } else { 1.05 }));
             }
         }
-        let value = |with_neighbour: bool| {
+        let value = |general: bool| {
             let mut sys = MaxMinSystem::new();
             let cons: Vec<_> = caps.iter().map(|&(c, s)| sys.add_constraint(c, s)).collect();
             let v = sys.add_variable(penalty, bound);
             for &(c, w) in &uses {
                 sys.expand(v, cons[c], w);
             }
-            if with_neighbour {
-                let other = sys.add_constraint(1e6, Sharing::Shared);
-                let n = sys.add_variable(1.0, f64::INFINITY);
-                sys.expand(n, other, 1.0);
+            if general {
+                // Collect the variable's component as `solve` does, then run the round loop.
+                sys.stamp += 1;
+                sys.var_stamp[v.0 as usize] = sys.stamp;
+                sys.comp_vars.push(v);
+                sys.comp_cons
+                    .extend(sys.vars[v.0 as usize].elems.iter().map(|u| u.cons));
+                let mut changed = Vec::new();
+                sys.fill_rounds(&mut changed);
+            } else {
+                solve(&mut sys);
             }
-            solve(&mut sys);
             sys.value(v)
         };
         let (alone, general) = (value(false), value(true));
