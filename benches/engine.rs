@@ -118,6 +118,7 @@ fn bot_full_run(c: &mut Criterion) {
         task_flops: 1e9,
         task_bytes: 1000.0,
         control_bytes: 100.0,
+        record_chunks: false,
     };
     let params: BTreeMap<String, f64> = [("chunk".to_string(), 1.0)].into_iter().collect();
     let mut group = c.benchmark_group("bot");

@@ -56,7 +56,7 @@ proptest! {
         let bws: Vec<_> = workers.iter().map(|w| w.1).collect();
         let lats: Vec<_> = workers.iter().map(|w| w.2).collect();
         let (platform, master, hosts) = star(&speeds, &bws, &lats);
-        let config = BotConfig { master, workers: hosts, tasks: n, task_flops: flops, task_bytes: bytes, control_bytes: 100.0 };
+        let config = BotConfig { master, workers: hosts, tasks: n, task_flops: flops, task_bytes: bytes, control_bytes: 100.0, record_chunks: true };
         let name = registry::POLICIES[policy].name;
         let policy = registry::build(name, &BTreeMap::new()).unwrap();
         let engine = Engine::new(Arc::new(platform)).unwrap();
@@ -85,6 +85,7 @@ fn single_worker_work_queue_makespan_in_closed_form() {
         task_flops: 1e8,
         task_bytes: 1000.0,
         control_bytes: 100.0,
+        record_chunks: true,
     };
     let engine = Engine::with_params(Arc::new(platform), NetworkParams::raw());
     let policy = registry::build("wq", &BTreeMap::from([("chunk".to_string(), 2.0)])).unwrap();
@@ -98,4 +99,31 @@ fn single_worker_work_queue_makespan_in_closed_form() {
         5.0 * round
     );
     assert_eq!(outcome.chunks.len(), 5);
+    assert_eq!(outcome.chunks_done, 5);
+}
+
+#[test]
+fn without_the_chunk_log_the_run_is_the_same() {
+    // The log is bookkeeping only: turning it off changes neither the makespan nor the count.
+    let run = |record_chunks: bool| {
+        let (platform, master, hosts) = star(&[1e8, 5e7, 2e8], &[1e6, 2e6, 1e6], &[0.01, 0.02, 0.005]);
+        let config = BotConfig {
+            master,
+            workers: hosts,
+            tasks: 200,
+            task_flops: 1e8,
+            task_bytes: 1000.0,
+            control_bytes: 100.0,
+            record_chunks,
+        };
+        let engine = Engine::with_params(Arc::new(platform), NetworkParams::lv08());
+        let policy = registry::build("factoring", &BTreeMap::from([("alpha".to_string(), 2.0)])).unwrap();
+        bot::run(engine, config, policy).unwrap().0
+    };
+    let (with, without) = (run(true), run(false));
+    assert_eq!(with.makespan.to_bits(), without.makespan.to_bits());
+    assert_eq!(with.chunks.len() as u64, with.chunks_done);
+    assert_eq!(without.chunks_done, with.chunks_done);
+    assert!(without.chunks.is_empty());
+    assert_eq!(without.tasks_done, 200);
 }

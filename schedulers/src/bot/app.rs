@@ -24,6 +24,9 @@ pub struct BotConfig {
     pub task_bytes: f64,
     /// Size of a request and of the stop message, bytes (100).
     pub control_bytes: f64,
+    /// Keep every chunk's record in [`BotOutcome::chunks`]. Off, memory stays proportional to
+    /// the chunks in flight instead of growing with `N` (48 bytes per chunk).
+    pub record_chunks: bool,
 }
 
 /// One chunk's life.
@@ -48,8 +51,10 @@ pub struct ChunkRecord {
 pub struct BotOutcome {
     /// Date the last task finished, seconds.
     pub makespan: f64,
-    /// Every computed chunk, in completion order.
+    /// Every computed chunk, in completion order (empty unless [`BotConfig::record_chunks`]).
     pub chunks: Vec<ChunkRecord>,
+    /// Number of chunks computed (recorded or not).
+    pub chunks_done: u64,
     /// Tasks computed (must equal `N`).
     pub tasks_done: u64,
     /// Workers lost to host failures.
@@ -221,14 +226,17 @@ impl MasterWorker {
             size,
             exec_time: now - state.exec_start,
         };
-        self.outcome.chunks.push(ChunkRecord {
-            worker,
-            size,
-            first_task: first,
-            sent,
-            start: state.exec_start,
-            end: now,
-        });
+        if self.config.record_chunks {
+            self.outcome.chunks.push(ChunkRecord {
+                worker,
+                size,
+                first_task: first,
+                sent,
+                start: state.exec_start,
+                end: now,
+            });
+        }
+        self.outcome.chunks_done += 1;
         self.outcome.tasks_done += size;
         self.outcome.makespan = self.outcome.makespan.max(now);
         state.last = Some(report);
