@@ -12,18 +12,50 @@
 //! `--speed --bw --lat --bb-bw --bb-lat`), master `node-0` by default. Without `--nodes` every
 //! host is used. Prints one JSON line: makespan, events (engine steps), chunks, tasks_done,
 //! setup_wall_s (platform), run_wall_s (engine + application; with `--repeat K` the median of K
-//! runs in this process), repeat, peak_rss_kb (VmHWM).
+//! runs in this process), repeat, allocations (heap allocations and reallocations made by the
+//! last run: a warm engine makes none per event, so this stays far below the event count),
+//! peak_rss_kb (VmHWM).
 //!
 //! Run by `cargo bench` without options (cargo passes `--bench`), it runs grid90, WQ, N = 1000.
 
+use std::alloc::{GlobalAlloc, Layout, System};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
 use schedulers::bot::{self, registry, BotConfig};
 use sim_core::platform::HostId;
 use sim_core::Engine;
+
+/// The system allocator, counting allocations, so the run can report how many it made per event
+/// (the engine should make none once warm: buffers are reused).
+struct CountingAlloc;
+
+static ALLOCATIONS: AtomicU64 = AtomicU64::new(0);
+
+unsafe impl GlobalAlloc for CountingAlloc {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        // SAFETY: forwarded unchanged to the system allocator.
+        unsafe { System.alloc(layout) }
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: forwarded unchanged to the system allocator.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        // SAFETY: forwarded unchanged to the system allocator.
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: CountingAlloc = CountingAlloc;
 
 struct Options {
     platform: Option<PathBuf>,
@@ -166,12 +198,15 @@ fn main() {
     // is reported, so one scheduler hiccup does not decide the figure.
     let mut walls = Vec::with_capacity(o.repeat);
     let mut result = None;
+    let mut allocations = 0;
     for _ in 0..o.repeat {
         let policy = registry::build(name, &params).unwrap_or_else(|e| die(&e));
         let t1 = Instant::now();
         let engine = Engine::new(Arc::clone(&platform)).unwrap_or_else(|e| die(&e.to_string()));
+        let before = ALLOCATIONS.load(Ordering::Relaxed);
         let (outcome, events) = bot::run(engine, config.clone(), policy).unwrap_or_else(|e| die(&e));
         walls.push(t1.elapsed().as_secs_f64());
+        allocations = ALLOCATIONS.load(Ordering::Relaxed) - before;
         result = Some((outcome, events));
     }
     walls.sort_by(f64::total_cmp);
@@ -185,7 +220,7 @@ fn main() {
     }
     println!(
         "{{\"makespan\": {:?}, \"events\": {events}, \"chunks\": {}, \"tasks_done\": {}, \"hosts\": {all}, \
-         \"setup_wall_s\": {setup:.6}, \"run_wall_s\": {run:.6}, \"repeat\": {}, \"peak_rss_kb\": {}}}",
+         \"setup_wall_s\": {setup:.6}, \"run_wall_s\": {run:.6}, \"repeat\": {}, \"allocations\": {allocations}, \"peak_rss_kb\": {}}}",
         outcome.makespan,
         outcome.chunks_done,
         outcome.tasks_done,
