@@ -70,6 +70,72 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
     Ok(())
 }
 
+/// A CSV file written row by row into a temporary file beside its destination, then flushed and
+/// renamed over it by [`CsvFileWriter::finish`] (the streaming form of [`write_atomic`], for
+/// tables too large to build in memory). Dropped without `finish`, it leaves nothing behind.
+pub struct CsvFileWriter {
+    path: PathBuf,
+    columns: usize,
+    rows: usize,
+    writer: csv::Writer<io::BufWriter<tempfile::NamedTempFile>>,
+}
+
+impl CsvFileWriter {
+    /// Starts `path` with its header line. Same format as [`CsvTable::to_bytes`].
+    pub fn create(path: &Path, header: &[String]) -> Result<CsvFileWriter> {
+        let dir = match path.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+            _ => PathBuf::from("."),
+        };
+        fs::create_dir_all(&dir).with_context(|| format!("creating directory {}", dir.display()))?;
+        let tmp = tempfile::Builder::new()
+            .prefix(".tmp-")
+            .tempfile_in(&dir)
+            .with_context(|| format!("creating a temporary file in {}", dir.display()))?;
+        let mut writer = csv::WriterBuilder::new()
+            .terminator(csv::Terminator::Any(b'\n'))
+            .from_writer(io::BufWriter::new(tmp));
+        writer
+            .write_record(header)
+            .with_context(|| format!("writing {}", path.display()))?;
+        Ok(CsvFileWriter {
+            path: path.to_path_buf(),
+            columns: header.len(),
+            rows: 0,
+            writer,
+        })
+    }
+
+    /// Appends one row, which must be as long as the header.
+    pub fn write_row<S: AsRef<[u8]>>(&mut self, row: &[S]) -> Result<()> {
+        if row.len() != self.columns {
+            bail!("row {} has {} cells for {} columns", self.rows, row.len(), self.columns);
+        }
+        self.rows += 1;
+        self.writer
+            .write_record(row)
+            .with_context(|| format!("writing {}", self.path.display()))
+    }
+
+    /// Flushes the rows to disk and renames the file into place.
+    pub fn finish(self) -> Result<()> {
+        let path = self.path;
+        let tmp = self
+            .writer
+            .into_inner()
+            .map_err(|e| anyhow::anyhow!("writing {}: {}", path.display(), e.error()))?
+            .into_inner()
+            .map_err(|e| anyhow::anyhow!("writing {}: {}", path.display(), e.error()))?;
+        tmp.as_file()
+            .sync_all()
+            .with_context(|| format!("flushing {}", path.display()))?;
+        tmp.persist(&path)
+            .map_err(|e| e.error)
+            .with_context(|| format!("renaming into {}", path.display()))?;
+        Ok(())
+    }
+}
+
 /// A table of text cells with a header, as written to or read from a CSV file.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct CsvTable {
@@ -173,6 +239,32 @@ mod tests {
         assert_eq!(CsvTable::from_reader(&bytes[..]).unwrap(), t);
         t.rows.push(vec!["3".into()]);
         assert!(t.to_bytes().is_err());
+    }
+
+    #[test]
+    fn streamed_csv_equals_the_in_memory_table_and_appears_only_when_finished() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut table = CsvTable::new(vec!["a".into(), "b c".into()]);
+        table.rows.push(vec!["1".into(), "x,y".into()]);
+        table.rows.push(vec!["\"q\"".into(), "".into()]);
+        let path = dir.path().join("t.csv");
+        let mut w = CsvFileWriter::create(&path, &table.header).unwrap();
+        for row in &table.rows {
+            w.write_row(row).unwrap();
+        }
+        assert!(w.write_row(&["only one"]).is_err());
+        assert!(!path.exists(), "nothing at the destination before finish");
+        w.finish().unwrap();
+        assert_eq!(fs::read(&path).unwrap(), table.to_bytes().unwrap());
+        // Abandoned: no file, no temporary left.
+        let other = dir.path().join("u.csv");
+        drop(CsvFileWriter::create(&other, &table.header).unwrap());
+        assert!(!other.exists());
+        let names: Vec<_> = fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names, vec![std::ffi::OsString::from("t.csv")]);
     }
 
     #[test]

@@ -25,7 +25,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::experiment::Experiment;
 use crate::family::{ParamValue, RunOutput};
-use crate::output::{format_f64, write_atomic, CsvTable};
+use crate::output::{format_f64, write_atomic, CsvFileWriter, CsvTable};
 
 /// Version of the record and manifest formats.
 pub const FORMAT: u32 = 1;
@@ -245,11 +245,28 @@ impl Record {
 /// Merges the records of every run in the manifest into `runs.csv`, the tables and
 /// `timing.csv`. Fails, naming the missing runs, unless every run has a record.
 pub fn write_csvs(results_dir: &Path, manifest: &Manifest) -> Result<Vec<PathBuf>> {
+    // Two passes over the records, one record in memory at a time: the first keeps the metrics
+    // and each table's column names; the tables' rows are streamed to their files afterwards
+    // (a sweep's chunk tables can be hundreds of MB).
     let mut records = Vec::with_capacity(manifest.runs.len());
+    let mut table_columns: BTreeMap<&str, Vec<String>> = BTreeMap::new();
     let mut missing = Vec::new();
     for (index, run) in manifest.runs.iter().enumerate() {
         match Record::read(results_dir, &run.fingerprint)? {
-            Some(r) => records.push(r),
+            Some(mut r) => {
+                for name in &manifest.tables {
+                    let columns = table_columns.entry(name.as_str()).or_default();
+                    if let Some(t) = r.tables.get(name) {
+                        for c in &t.columns {
+                            if !columns.contains(c) {
+                                columns.push(c.clone());
+                            }
+                        }
+                    }
+                }
+                r.tables.clear();
+                records.push(r);
+            }
             None => missing.push(index),
         }
     }
@@ -305,16 +322,7 @@ pub fn write_csvs(results_dir: &Path, manifest: &Manifest) -> Result<Vec<PathBuf
         .filter(|(_, c)| c.as_str() != "seed")
         .collect();
     for name in &manifest.tables {
-        let mut columns: Vec<String> = Vec::new();
-        for record in &records {
-            if let Some(t) = record.tables.get(name) {
-                for c in &t.columns {
-                    if !columns.contains(c) {
-                        columns.push(c.clone());
-                    }
-                }
-            }
-        }
+        let columns = table_columns.remove(name.as_str()).unwrap_or_default();
         if let Some(clash) = columns
             .iter()
             .find(|c| key_set.contains(c.as_str()) || c.as_str() == "run")
@@ -324,8 +332,15 @@ pub fn write_csvs(results_dir: &Path, manifest: &Manifest) -> Result<Vec<PathBuf
         let mut header = vec!["run".to_string()];
         header.extend(table_keys.iter().map(|(_, c)| (*c).clone()));
         header.extend(columns.iter().cloned());
-        let mut table = CsvTable::new(header);
-        for (index, (run, record)) in manifest.runs.iter().zip(&records).enumerate() {
+        let path = results_dir.join(format!("{name}.csv"));
+        let mut table = CsvFileWriter::create(&path, &header)?;
+        for (index, run) in manifest.runs.iter().enumerate() {
+            let record = Record::read(results_dir, &run.fingerprint)?.ok_or_else(|| {
+                anyhow!(
+                    "{}: record vanished while merging",
+                    Record::path(results_dir, &run.fingerprint).display()
+                )
+            })?;
             let Some(t) = record.tables.get(name) else { continue };
             let positions: Vec<usize> = columns
                 .iter()
@@ -339,11 +354,10 @@ pub fn write_csvs(results_dir: &Path, manifest: &Manifest) -> Result<Vec<PathBuf
                         .iter()
                         .map(|&p| cells.get(p).map(Cell::text).unwrap_or_default()),
                 );
-                table.rows.push(row);
+                table.write_row(&row)?;
             }
         }
-        let path = results_dir.join(format!("{name}.csv"));
-        table.write(&path)?;
+        table.finish()?;
         written.push(path);
     }
 
