@@ -3,7 +3,8 @@
 //! * Parallelism: a rayon pool of `--jobs` threads; each run is independent.
 //! * Resume: each completed run is stored at once as its own record file, written atomically
 //!   ([`store`]). A new invocation skips every run whose record exists, so a sweep killed by
-//!   SIGINT or SIGKILL loses at most the runs that were in flight, and never leaves a torn row.
+//!   SIGINT, SIGTERM or SIGKILL loses at most the runs that were in flight, and never leaves a
+//!   torn row.
 //! * Determinism: the CSV files are produced from the records in run-index order after the
 //!   runs finish, never as threads complete, so they are byte-identical whatever `--jobs` is.
 //!   Wall-clock figures go to `timing.csv` only.
