@@ -50,17 +50,27 @@ pub fn format_value(value: &ParamValue) -> String {
 /// Writes `bytes` to `path` atomically: temporary file in the same directory, `fsync`, rename.
 /// Creates the parent directories.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+    let mut tmp = temp_file_beside(path)?;
+    tmp.write_all(bytes)
+        .with_context(|| format!("writing {}", path.display()))?;
+    persist_synced(tmp, path)
+}
+
+/// An empty temporary file in `path`'s directory (created if needed), to be renamed over `path`.
+fn temp_file_beside(path: &Path) -> Result<tempfile::NamedTempFile> {
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
         _ => PathBuf::from("."),
     };
     fs::create_dir_all(&dir).with_context(|| format!("creating directory {}", dir.display()))?;
-    let mut tmp = tempfile::Builder::new()
+    tempfile::Builder::new()
         .prefix(".tmp-")
         .tempfile_in(&dir)
-        .with_context(|| format!("creating a temporary file in {}", dir.display()))?;
-    tmp.write_all(bytes)
-        .with_context(|| format!("writing {}", path.display()))?;
+        .with_context(|| format!("creating a temporary file in {}", dir.display()))
+}
+
+/// Flushes `tmp` to disk and renames it over `path`.
+fn persist_synced(tmp: tempfile::NamedTempFile, path: &Path) -> Result<()> {
     tmp.as_file()
         .sync_all()
         .with_context(|| format!("flushing {}", path.display()))?;
@@ -68,6 +78,13 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
         .map_err(|e| e.error)
         .with_context(|| format!("renaming into {}", path.display()))?;
     Ok(())
+}
+
+/// gridsim's CSV dialect: `\n` line ends, fields quoted only when they need it.
+fn csv_writer<W: io::Write>(out: W) -> csv::Writer<W> {
+    csv::WriterBuilder::new()
+        .terminator(csv::Terminator::Any(b'\n'))
+        .from_writer(out)
 }
 
 /// A CSV file written row by row into a temporary file beside its destination, then flushed and
@@ -83,18 +100,7 @@ pub struct CsvFileWriter {
 impl CsvFileWriter {
     /// Starts `path` with its header line. Same format as [`CsvTable::to_bytes`].
     pub fn create(path: &Path, header: &[String]) -> Result<CsvFileWriter> {
-        let dir = match path.parent() {
-            Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-            _ => PathBuf::from("."),
-        };
-        fs::create_dir_all(&dir).with_context(|| format!("creating directory {}", dir.display()))?;
-        let tmp = tempfile::Builder::new()
-            .prefix(".tmp-")
-            .tempfile_in(&dir)
-            .with_context(|| format!("creating a temporary file in {}", dir.display()))?;
-        let mut writer = csv::WriterBuilder::new()
-            .terminator(csv::Terminator::Any(b'\n'))
-            .from_writer(io::BufWriter::new(tmp));
+        let mut writer = csv_writer(io::BufWriter::new(temp_file_beside(path)?));
         writer
             .write_record(header)
             .with_context(|| format!("writing {}", path.display()))?;
@@ -126,13 +132,7 @@ impl CsvFileWriter {
             .map_err(|e| anyhow::anyhow!("writing {}: {}", path.display(), e.error()))?
             .into_inner()
             .map_err(|e| anyhow::anyhow!("writing {}: {}", path.display(), e.error()))?;
-        tmp.as_file()
-            .sync_all()
-            .with_context(|| format!("flushing {}", path.display()))?;
-        tmp.persist(&path)
-            .map_err(|e| e.error)
-            .with_context(|| format!("renaming into {}", path.display()))?;
-        Ok(())
+        persist_synced(tmp, &path)
     }
 }
 
@@ -162,9 +162,7 @@ impl CsvTable {
     /// The CSV bytes: a header line, then one line per row, `\n` line ends, fields quoted only
     /// when they need it.
     pub fn to_bytes(&self) -> Result<Vec<u8>> {
-        let mut writer = csv::WriterBuilder::new()
-            .terminator(csv::Terminator::Any(b'\n'))
-            .from_writer(Vec::new());
+        let mut writer = csv_writer(Vec::new());
         writer.write_record(&self.header)?;
         for (i, row) in self.rows.iter().enumerate() {
             if row.len() != self.header.len() {

@@ -27,9 +27,9 @@ mod event;
 mod resources;
 
 use std::collections::VecDeque;
+use std::sync::Arc;
 
 use rustc_hash::FxHashMap;
-use std::sync::Arc;
 
 pub use activity::{ActivityId, ActivityKind, FailureCause, IoOp, Notification};
 pub use event::{Event, ProfileTarget};
@@ -226,7 +226,7 @@ impl Engine {
         }
         // The comm joins the max-min system only when its data phase starts: during the latency
         // phase it takes no share (SimGrid keeps it as a disabled variable). A link failure in
-        // that phase finds it through its route (see `fail_comms_on`).
+        // that phase finds it through its route (the `LinkState` profile event in `resources.rs`).
         let latency = self.refresh_route(route).latency;
         let act = &mut self.activities[slot as usize];
         act.route = route;
