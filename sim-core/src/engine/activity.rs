@@ -97,27 +97,39 @@ pub(crate) enum Phase {
     Queued,
 }
 
+/// One activity's record. Exactly one cache line (64 bytes, aligned): the hold model touches one
+/// record per event, and a record straddling two lines cost a second miss once the table
+/// outgrows the L2 cache. Comm-only figures live in `Engine::comm_latency`, and the progress
+/// factor from the kind (the network's bandwidth factor for comms, else 1).
 #[derive(Clone, Debug)]
+#[repr(C, align(64))]
 pub(crate) struct Activity {
-    pub kind: ActivityKind,
-    pub tag: u64,
-    pub serial: u32,
-    pub phase: Phase,
     pub remaining: f64,
     /// Progress per second (work units: flops or bytes).
     pub rate: f64,
-    /// Progress rate = `factor` × max-min value (the network's bandwidth factor, else 1).
-    pub factor: f64,
     pub last_update: SimTime,
-    pub var: Option<VariableId>,
+    pub tag: u64,
+    pub serial: u32,
     pub generation: u32,
-    /// Raw route latency of a comm (for its penalty and bound when the data phase starts).
-    pub route_latency: f64,
+    /// The max-min variable of its rate, [`NO_VARIABLE`] when it has none.
+    pub var: u32,
     /// Index of a comm's cached route.
     pub route: u32,
+    pub kind: ActivityKind,
+    pub phase: Phase,
 }
 
+/// `Activity::var` of an activity without a max-min variable.
+pub(crate) const NO_VARIABLE: u32 = u32::MAX;
+
+const _: () = assert!(std::mem::size_of::<Activity>() == 64);
+
 impl Activity {
+    /// Its max-min variable, if it has one.
+    pub fn variable(&self) -> Option<VariableId> {
+        (self.var != NO_VARIABLE).then_some(VariableId(self.var))
+    }
+
     /// Brings `remaining` up to `now`.
     pub fn settle(&mut self, now: SimTime) {
         if self.phase == Phase::Running && self.rate > 0.0 {

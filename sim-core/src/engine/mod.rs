@@ -34,7 +34,7 @@ use rustc_hash::FxHashMap;
 pub use activity::{ActivityId, ActivityKind, FailureCause, IoOp, Notification};
 pub use event::{Event, ProfileTarget};
 
-use activity::{Activity, Phase, RELEASED};
+use activity::{Activity, Phase, NO_VARIABLE, RELEASED};
 use event::Slot;
 use resources::{DiskState, HostState, LinkState};
 
@@ -80,6 +80,9 @@ pub struct Engine {
     queue: EventQueue<Event>,
     lmm: MaxMinSystem,
     activities: Vec<Activity>,
+    /// Raw route latency of the comm in each slot, as of its start (its penalty and bound when
+    /// the data phase starts). Kept apart so that an activity record is one cache line.
+    comm_latency: Vec<f64>,
     free_slots: Vec<Slot>,
     next_serial: u32,
     /// Activity slot owning each max-min variable.
@@ -122,6 +125,7 @@ impl Engine {
             queue: EventQueue::new(),
             lmm,
             activities: Vec::new(),
+            comm_latency: Vec::new(),
             free_slots: Vec::new(),
             next_serial: 0,
             var_owner: Vec::new(),
@@ -192,7 +196,7 @@ impl Engine {
     /// Computes `flops` on one core of `host`. Fails at once (a notification) if the host is off.
     pub fn start_exec(&mut self, host: HostId, flops: f64, tag: u64) -> ActivityId {
         let kind = ActivityKind::Exec { host };
-        let (id, slot) = self.new_activity(kind, tag, flops.max(0.0), 1.0);
+        let (id, slot) = self.new_activity(kind, tag, flops.max(0.0));
         if !self.hosts[host.0 as usize].on {
             self.fail(slot, FailureCause::HostOff(host));
             return id;
@@ -209,8 +213,7 @@ impl Engine {
     pub fn start_comm(&mut self, src: HostId, dst: HostId, bytes: f64, tag: u64) -> Result<ActivityId, RouteError> {
         let route = self.cached_route(src, dst)?;
         let kind = ActivityKind::Comm { src, dst };
-        let factor = self.params.bandwidth_factor;
-        let (id, slot) = self.new_activity(kind, tag, bytes.max(0.0), factor);
+        let (id, slot) = self.new_activity(kind, tag, bytes.max(0.0));
         for host in [src, dst] {
             if !self.hosts[host.0 as usize].on {
                 self.fail(slot, FailureCause::HostOff(host));
@@ -230,8 +233,11 @@ impl Engine {
         let latency = self.refresh_route(route).latency;
         let act = &mut self.activities[slot as usize];
         act.route = route;
-        act.route_latency = latency;
         act.phase = Phase::Latency;
+        if self.comm_latency.len() <= slot as usize {
+            self.comm_latency.resize(slot as usize + 1, 0.0);
+        }
+        self.comm_latency[slot as usize] = latency;
         let delay = self.params.latency_factor * latency;
         if delay > 0.0 {
             let generation = act.generation;
@@ -246,7 +252,7 @@ impl Engine {
     /// Reads or writes `bytes` on `disk`.
     pub fn start_io(&mut self, disk: DiskId, bytes: f64, op: IoOp, tag: u64) -> ActivityId {
         let kind = ActivityKind::Io { disk, op };
-        let (id, slot) = self.new_activity(kind, tag, bytes.max(0.0), 1.0);
+        let (id, slot) = self.new_activity(kind, tag, bytes.max(0.0));
         let host = self.platform.disks[disk.0 as usize].host;
         if !self.hosts[host.0 as usize].on {
             self.fail(slot, FailureCause::HostOff(host));
@@ -273,7 +279,7 @@ impl Engine {
 
     /// Completes after `duration` seconds.
     pub fn sleep(&mut self, duration: f64, tag: u64) -> ActivityId {
-        let (id, slot) = self.new_activity(ActivityKind::Sleep, tag, 0.0, 1.0);
+        let (id, slot) = self.new_activity(ActivityKind::Sleep, tag, 0.0);
         let act = &mut self.activities[slot as usize];
         act.phase = Phase::Running;
         let generation = act.generation;
@@ -338,33 +344,42 @@ impl Engine {
             if let Some(note) = self.notes.pop_front() {
                 return Some(note);
             }
-            if !self.step(horizon) {
-                if horizon.is_finite() && horizon > self.now {
-                    // Lazily-updated activities need no work: each is settled from its
-                    // `last_update` whenever it is next touched.
-                    self.now = horizon;
+            match self.step(horizon) {
+                Step::Notified(note) => return Some(note),
+                Step::Handled => {}
+                Step::Idle => {
+                    if horizon.is_finite() && horizon > self.now {
+                        // Lazily-updated activities need no work: each is settled from its
+                        // `last_update` whenever it is next touched.
+                        self.now = horizon;
+                    }
+                    return None;
                 }
-                return None;
             }
         }
     }
 
-    /// Processes one event at or before `horizon`. Returns false when there is none.
-    fn step(&mut self, horizon: SimTime) -> bool {
+    /// Processes one event at or before `horizon`. Called with no notification waiting, so a
+    /// completion's notification is handed straight back (any it causes, e.g. an FCFS disk's
+    /// next request failing, are queued behind it).
+    fn step(&mut self, horizon: SimTime) -> Step {
         loop {
             if self.lmm.needs_solve() && self.queue.peek_time().map_or(true, |t| t > self.now) {
                 self.resolve();
             }
-            let Some(t) = self.queue.peek_time() else { return false };
+            let Some(t) = self.queue.peek_time() else {
+                return Step::Idle;
+            };
             if t > horizon {
-                return false;
+                return Step::Idle;
             }
             if self.active_activities() == 0 && !horizon.is_finite() {
                 // Only profile events are left (periodic ones never end); nothing the
                 // application waits for can happen any more.
-                return false;
+                return Step::Idle;
             }
             let (time, event) = self.queue.pop().expect("peeked");
+            self.prefetch_next_activity();
             if self.is_stale(&event) {
                 continue;
             }
@@ -375,8 +390,30 @@ impl Engine {
             if let Some(trace) = &mut self.trace {
                 trace.push(TraceRecord { time: self.now, event });
             }
-            self.handle(event);
-            return true;
+            return match event {
+                Event::Completion { slot, .. } => Step::Notified(self.complete(slot)),
+                Event::LatencyElapsed { slot, .. } => {
+                    self.start_data_phase(slot);
+                    Step::Handled
+                }
+                Event::ProfileStep { target, index } => {
+                    self.apply_profile(target, index);
+                    Step::Handled
+                }
+            };
+        }
+    }
+
+    /// Asks the CPU to start loading the record of the activity the next event is for, so that
+    /// the load overlaps the handling of this one. With thousands of pending activities that
+    /// record is usually out of cache, and reading it was the largest cost of an event (hold
+    /// model). Only when the queue can name the next event in O(1).
+    #[inline]
+    fn prefetch_next_activity(&self) {
+        if let Some(Event::Completion { slot, .. } | Event::LatencyElapsed { slot, .. }) = self.queue.peek_cheap() {
+            if let Some(act) = self.activities.get(*slot as usize) {
+                prefetch(act);
+            }
         }
     }
 
@@ -386,14 +423,6 @@ impl Engine {
                 self.activities[slot as usize].generation != generation
             }
             Event::ProfileStep { .. } => false,
-        }
-    }
-
-    fn handle(&mut self, event: Event) {
-        match event {
-            Event::Completion { slot, .. } => self.complete(slot),
-            Event::LatencyElapsed { slot, .. } => self.start_data_phase(slot),
-            Event::ProfileStep { target, index } => self.apply_profile(target, index),
         }
     }
 
@@ -411,7 +440,12 @@ impl Engine {
                 continue;
             }
             act.settle(now);
-            act.rate = value * act.factor;
+            // Progress per unit of max-min value: the network's bandwidth factor for a comm.
+            let factor = match act.kind {
+                ActivityKind::Comm { .. } => self.params.bandwidth_factor,
+                _ => 1.0,
+            };
+            act.rate = value * factor;
             act.generation = act.generation.wrapping_add(1);
             if act.rate > 0.0 {
                 let generation = act.generation;
@@ -428,7 +462,7 @@ impl Engine {
 
     // ----- activity lifecycle ----------------------------------------------------------------
 
-    fn new_activity(&mut self, kind: ActivityKind, tag: u64, work: f64, factor: f64) -> (ActivityId, Slot) {
+    fn new_activity(&mut self, kind: ActivityKind, tag: u64, work: f64) -> (ActivityId, Slot) {
         let serial = self.next_serial;
         self.next_serial = self.next_serial.wrapping_add(1);
         if self.next_serial == RELEASED {
@@ -441,11 +475,9 @@ impl Engine {
             phase: Phase::Running,
             remaining: work,
             rate: 0.0,
-            factor,
             last_update: self.now,
-            var: None,
+            var: NO_VARIABLE,
             generation: 0,
-            route_latency: 0.0,
             route: 0,
         };
         let slot = match self.free_slots.pop() {
@@ -479,7 +511,7 @@ impl Engine {
             self.var_owner.resize(index + 1, 0);
         }
         self.var_owner[index] = slot;
-        self.activities[slot as usize].var = Some(var);
+        self.activities[slot as usize].var = var.0;
     }
 
     fn begin_running(&mut self, slot: Slot) {
@@ -494,10 +526,8 @@ impl Engine {
     }
 
     fn start_data_phase(&mut self, slot: Slot) {
-        let (route, latency) = {
-            let act = &self.activities[slot as usize];
-            (act.route, act.route_latency)
-        };
+        let route = self.activities[slot as usize].route;
+        let latency = self.comm_latency[slot as usize];
         let cached = self.refresh_route(route);
         let (penalty, bound) = if cached.latency == latency {
             (cached.penalty, cached.bound)
@@ -552,24 +582,25 @@ impl Engine {
         &self.routes[route as usize]
     }
 
-    fn complete(&mut self, slot: Slot) {
+    /// Ends an activity that finished and returns its notification.
+    fn complete(&mut self, slot: Slot) -> Notification {
         let act = &self.activities[slot as usize];
+        let kind = act.kind;
         let note = Notification::Completed {
             activity: ActivityId {
                 slot,
                 serial: act.serial,
             },
-            kind: act.kind,
+            kind,
             tag: act.tag,
         };
-        let kind = act.kind;
         self.release(slot);
-        self.notes.push_back(note);
         if let ActivityKind::Io { disk, .. } = kind {
             if matches!(self.disks[disk.0 as usize], DiskState::Fcfs { .. }) {
                 self.next_fcfs(disk);
             }
         }
+        note
     }
 
     fn fail(&mut self, slot: Slot, cause: FailureCause) {
@@ -587,30 +618,17 @@ impl Engine {
         self.notes.push_back(note);
     }
 
-    /// Frees an activity's slot and variable; pending events become stale.
+    /// Frees an activity's slot and variable; pending events become stale. Only what tells a
+    /// free slot apart is written: `new_activity` overwrites the rest on reuse.
     fn release(&mut self, slot: Slot) {
         let act = &mut self.activities[slot as usize];
         act.generation = act.generation.wrapping_add(1);
-        if let Some(var) = act.var.take() {
+        act.serial = RELEASED;
+        act.phase = Phase::Queued;
+        if let Some(var) = act.variable() {
+            act.var = NO_VARIABLE;
             self.lmm.remove_variable(var);
         }
-        // Keep the generation in the slot (see `new_activity`), drop the rest.
-        let generation = act.generation;
-        let kind = act.kind;
-        self.activities[slot as usize] = Activity {
-            kind,
-            tag: 0,
-            serial: RELEASED,
-            phase: Phase::Queued,
-            remaining: 0.0,
-            rate: 0.0,
-            factor: 0.0,
-            last_update: self.now,
-            var: None,
-            generation,
-            route_latency: 0.0,
-            route: 0,
-        };
         self.free_slots.push(slot);
     }
 
@@ -652,6 +670,30 @@ impl Engine {
         self.route_index.insert((src, dst), index);
         Ok(index)
     }
+}
+
+/// What one [`Engine::step`] did.
+enum Step {
+    /// An activity completed: its notification.
+    Notified(Notification),
+    /// An event was processed without a completion (it may have queued failure notifications).
+    Handled,
+    /// No event is due by the horizon.
+    Idle,
+}
+
+/// A hint to bring `value`'s cache line into the cache; no effect on results.
+#[inline(always)]
+fn prefetch<T>(value: &T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch never faults and changes no state the program can observe, whatever
+    // the address; this one is a live reference besides. SSE is part of the x86_64 baseline.
+    unsafe {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        _mm_prefetch::<_MM_HINT_T0>((value as *const T).cast());
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = value;
 }
 
 #[cfg(test)]

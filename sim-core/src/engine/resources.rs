@@ -94,6 +94,7 @@ impl Engine {
     }
 
     /// Applies event `index` of the target's profile and schedules the next one.
+    #[inline(never)] // rare: keeps the event loop small
     pub(super) fn apply_profile(&mut self, target: ProfileTarget, index: u64) {
         let platform = self.platform.clone();
         let Some((_, value)) = platform_profile(&platform, target).and_then(|p| p.nth_event(index)) else {
