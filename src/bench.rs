@@ -55,31 +55,64 @@ pub fn run(command: BenchCommand) -> Result<()> {
     }
 }
 
+/// Where the hold model's Exp(1) increments come from.
+#[derive(Clone, Copy)]
+enum Increments {
+    /// Drawn one per event from the seeded ChaCha8 stream (the engine's RNG), so the figure
+    /// includes the sampling (about 10 ns an event).
+    Inline,
+    /// Drawn beforehand from the same stream into a table of 2^16 and cycled, so the figure is
+    /// the engine's alone (as in `cargo bench --bench engine -- queue_hold`).
+    Table,
+}
+
 /// Hold model through the whole engine API: every pending event is a sleep activity; each
-/// completion starts a new sleep of Exp(1) seconds.
+/// completion starts a new sleep of Exp(1) seconds. Run once per way of drawing increments.
 fn hold_model(pending: usize, events: u64) {
+    for increments in [Increments::Inline, Increments::Table] {
+        hold_model_with(pending, events, increments);
+    }
+}
+
+fn hold_model_with(pending: usize, events: u64, increments: Increments) {
     let mut platform = Platform::new();
     platform.add_host(Host::new("h", 1e9));
     let mut engine = Engine::with_params(Arc::new(platform), sim_core::NetworkParams::lv08());
     let mut rng = rng::stream(1, "bench-hold");
     let exp = Exp::new(1.0).expect("rate 1 is valid");
+    let table: Vec<f64> = match increments {
+        Increments::Inline => Vec::new(),
+        Increments::Table => (0..1 << 16).map(|_| exp.sample(&mut rng)).collect(),
+    };
+    let mut next = 0usize;
+    let mut draw = |rng: &mut rand_chacha::ChaCha8Rng| match increments {
+        Increments::Inline => exp.sample(rng),
+        Increments::Table => {
+            next = (next + 1) & (table.len() - 1);
+            table[next]
+        }
+    };
     for i in 0..pending {
-        engine.sleep(exp.sample(&mut rng), i as u64);
+        engine.sleep(draw(&mut rng), i as u64);
     }
     let start = Instant::now();
     let mut done = 0u64;
     while done < events {
         match engine.next_notification() {
             Some(Notification::Completed { tag, .. }) => {
-                engine.sleep(exp.sample(&mut rng), tag);
+                engine.sleep(draw(&mut rng), tag);
                 done += 1;
             }
             _ => break,
         }
     }
     let secs = start.elapsed().as_secs_f64();
+    let how = match increments {
+        Increments::Inline => "increments drawn inline (ChaCha8, Exp(1))",
+        Increments::Table => "increments from a pre-drawn table: engine only",
+    };
     println!(
-        "hold model: {pending} pending, {done} events in {secs:.3} s = {:.2} M events/s (simulated time {:.1} s)",
+        "hold model: {pending} pending, {done} events in {secs:.3} s = {:.2} M events/s (simulated time {:.1} s; {how})",
         done as f64 / secs / 1e6,
         engine.now().secs()
     );

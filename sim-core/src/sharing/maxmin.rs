@@ -60,15 +60,17 @@ impl Sharing {
     }
 }
 
-/// A variable's entry in a constraint's list. The weight and the penalty are copies of the
-/// variable's, so that summing a constraint's usage reads this list alone, in order.
+/// A variable's entry in a constraint's list. It carries the variable's weight and its usage
+/// `weight / penalty`, so that summing a constraint's usage reads this list alone, in order, with
+/// no division (the quotient is the one the sum would compute, so values are unchanged).
 #[derive(Clone, Copy, Debug)]
 struct Elem {
     var: VariableId,
     /// Index of the matching [`Use`] in the variable's list.
     var_pos: u32,
     weight: f64,
-    penalty: f64,
+    /// `weight / penalty` of the variable.
+    usage: f64,
 }
 
 /// A constraint's entry in a variable's list.
@@ -206,7 +208,9 @@ impl MaxMinSystem {
         if let Some(u) = var.elems.iter_mut().find(|u| u.cons == c) {
             let cons = &mut self.cons[c.0 as usize];
             u.weight = cons.sharing.combine(u.weight, weight);
-            cons.elems[u.pos as usize].weight = u.weight;
+            let elem = &mut cons.elems[u.pos as usize];
+            elem.weight = u.weight;
+            elem.usage = u.weight / var.penalty;
         } else {
             self.attach(v, c, weight);
         }
@@ -257,7 +261,7 @@ impl MaxMinSystem {
             var: v,
             var_pos: var.elems.len() as u32,
             weight,
-            penalty: var.penalty,
+            usage: weight / var.penalty,
         });
         let pos = (cons.elems.len() - 1) as u32;
         var.elems.push(Use { cons: c, pos, weight });
@@ -285,7 +289,7 @@ impl MaxMinSystem {
         let was_enabled = self.vars[v.0 as usize].penalty > 0.0;
         self.vars[v.0 as usize].penalty = penalty;
         for u in &self.vars[v.0 as usize].elems {
-            self.cons[u.cons.0 as usize].elems[u.pos as usize].penalty = penalty;
+            self.cons[u.cons.0 as usize].elems[u.pos as usize].usage = u.weight / penalty;
         }
         let enabled = penalty > 0.0;
         if was_enabled != enabled {
@@ -323,6 +327,22 @@ impl MaxMinSystem {
         let enabled = self.vars[v.0 as usize].penalty > 0.0;
         for k in 0..self.vars[v.0 as usize].elems.len() {
             let Use { cons: c, mut pos, .. } = self.vars[v.0 as usize].elems[k];
+            let cons = &self.cons[c.0 as usize];
+            if enabled && cons.enabled as usize == cons.elems.len() {
+                // Every user is enabled (the engine's case): one swap-remove keeps the split.
+                let others = cons.enabled > 1;
+                let cons = &mut self.cons[c.0 as usize];
+                cons.elems.swap_remove(pos as usize);
+                cons.enabled -= 1;
+                if let Some(moved) = cons.elems.get(pos as usize) {
+                    self.vars[moved.var.0 as usize].elems[moved.var_pos as usize].pos = pos;
+                }
+                // Nobody left on it: no share to hand back, nothing to re-solve.
+                if others {
+                    self.dirty_cons.push(c);
+                }
+                continue;
+            }
             if enabled {
                 // Move it to the end of the enabled part first, so the split stays intact.
                 let last_enabled = self.cons[c.0 as usize].enabled - 1;
@@ -474,13 +494,13 @@ impl MaxMinSystem {
             cons.usage = 0.0;
             cons.unfixed = 0;
             // Every enabled element's variable is unfixed here (its penalty is positive), and the
-            // element carries the weight and penalty: this sum reads the list alone.
+            // element carries the weight and the usage: this sum reads the list alone.
             for e in &cons.elems[..cons.enabled as usize] {
                 if e.weight <= 0.0 {
                     continue;
                 }
                 cons.unfixed += 1;
-                let u = e.weight / e.penalty;
+                let u = e.usage;
                 match cons.sharing {
                     Sharing::Shared => cons.usage += u,
                     Sharing::Fatpipe => cons.usage = cons.usage.max(u),
@@ -532,7 +552,7 @@ impl MaxMinSystem {
                         Sharing::Fatpipe => cons.usage * (1.0 - LEVEL_TOLERANCE),
                     };
                     for e in &cons.elems[..cons.enabled as usize] {
-                        if e.weight > 0.0 && e.weight / e.penalty >= least && !self.vars[e.var.0 as usize].fixed {
+                        if e.weight > 0.0 && e.usage >= least && !self.vars[e.var.0 as usize].fixed {
                             to_fix.push(e.var);
                         }
                     }
@@ -581,7 +601,7 @@ impl MaxMinSystem {
                             cons.usage = cons.elems[..cons.enabled as usize]
                                 .iter()
                                 .filter(|e| e.weight > 0.0 && !vars[e.var.0 as usize].fixed)
-                                .map(|e| e.weight / e.penalty)
+                                .map(|e| e.usage)
                                 .fold(0.0, f64::max);
                         }
                     }
