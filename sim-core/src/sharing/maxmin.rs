@@ -83,7 +83,9 @@ struct Use {
     weight: f64,
 }
 
+/// One cache line each (aligned): a solve reads a few fields of many constraints.
 #[derive(Clone, Debug)]
+#[repr(align(64))]
 struct Constraint {
     capacity: f64,
     sharing: Sharing,
@@ -399,6 +401,9 @@ impl MaxMinSystem {
         let dirty_cons = std::mem::take(&mut self.dirty_cons);
         let dirty_vars = std::mem::take(&mut self.dirty_vars);
         for &c in &dirty_cons {
+            if self.cons_stamp[c.0 as usize] == stamp {
+                continue; // in a component filled already (a new variable marks all its constraints)
+            }
             self.visit_constraint(c, stamp);
             self.fill_component(changed);
         }
