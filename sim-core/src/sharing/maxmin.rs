@@ -81,6 +81,8 @@ struct Use {
     pos: u32,
     /// Same as the element's weight.
     weight: f64,
+    /// Same as the element's usage, `weight / penalty`.
+    usage: f64,
 }
 
 /// One cache line each (aligned): a solve reads a few fields of many constraints.
@@ -210,9 +212,10 @@ impl MaxMinSystem {
         if let Some(u) = var.elems.iter_mut().find(|u| u.cons == c) {
             let cons = &mut self.cons[c.0 as usize];
             u.weight = cons.sharing.combine(u.weight, weight);
+            u.usage = u.weight / var.penalty;
             let elem = &mut cons.elems[u.pos as usize];
             elem.weight = u.weight;
-            elem.usage = u.weight / var.penalty;
+            elem.usage = u.usage;
         } else {
             self.attach(v, c, weight);
         }
@@ -259,14 +262,20 @@ impl MaxMinSystem {
     fn attach(&mut self, v: VariableId, c: ConstraintId, weight: f64) {
         let cons = &mut self.cons[c.0 as usize];
         let var = &mut self.vars[v.0 as usize];
+        let usage = weight / var.penalty;
         cons.elems.push(Elem {
             var: v,
             var_pos: var.elems.len() as u32,
             weight,
-            usage: weight / var.penalty,
+            usage,
         });
         let pos = (cons.elems.len() - 1) as u32;
-        var.elems.push(Use { cons: c, pos, weight });
+        var.elems.push(Use {
+            cons: c,
+            pos,
+            weight,
+            usage,
+        });
         if var.penalty > 0.0 {
             let enabled = self.cons[c.0 as usize].enabled;
             self.swap_elems(c, pos, enabled);
@@ -290,8 +299,9 @@ impl MaxMinSystem {
     pub fn set_penalty(&mut self, v: VariableId, penalty: f64) {
         let was_enabled = self.vars[v.0 as usize].penalty > 0.0;
         self.vars[v.0 as usize].penalty = penalty;
-        for u in &self.vars[v.0 as usize].elems {
-            self.cons[u.cons.0 as usize].elems[u.pos as usize].usage = u.weight / penalty;
+        for u in &mut self.vars[v.0 as usize].elems {
+            u.usage = u.weight / penalty;
+            self.cons[u.cons.0 as usize].elems[u.pos as usize].usage = u.usage;
         }
         let enabled = penalty > 0.0;
         if was_enabled != enabled {
@@ -584,9 +594,14 @@ impl MaxMinSystem {
             }
             for &v in &to_fix {
                 let var = &self.vars[v.0 as usize];
-                let (value, penalty) = (var.value, var.penalty);
+                let value = var.value;
                 for k in 0..var.elems.len() {
-                    let Use { cons: c, weight: w, .. } = self.vars[v.0 as usize].elems[k];
+                    let Use {
+                        cons: c,
+                        weight: w,
+                        usage,
+                        ..
+                    } = self.vars[v.0 as usize].elems[k];
                     if w <= 0.0 {
                         continue;
                     }
@@ -595,11 +610,7 @@ impl MaxMinSystem {
                     match cons.sharing {
                         Sharing::Shared => {
                             cons.remaining -= w * value;
-                            cons.usage = if cons.unfixed == 0 {
-                                0.0
-                            } else {
-                                cons.usage - w / penalty
-                            };
+                            cons.usage = if cons.unfixed == 0 { 0.0 } else { cons.usage - usage };
                         }
                         Sharing::Fatpipe => {
                             let vars = &self.vars;
@@ -636,11 +647,17 @@ impl MaxMinSystem {
             0.0
         } else {
             let mut level = var.bound * var.penalty;
-            for &Use { cons: c, weight: w, .. } in &var.elems {
+            for &Use {
+                cons: c,
+                weight: w,
+                usage,
+                ..
+            } in &var.elems
+            {
                 let cons = &self.cons[c.0 as usize];
                 if w > 0.0 {
-                    // Usage starts at 0 and this is its only unfixed user (max(0, u) = 0 + u).
-                    let usage = 0.0 + w / var.penalty;
+                    // Usage starts at 0 and this is its only unfixed user (max(0, u) = 0 + u:
+                    // `usage` is positive, so adding it to 0 gives it back bit for bit).
                     level = level.min(cons.capacity.max(0.0) / usage);
                 }
             }
