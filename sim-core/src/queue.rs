@@ -209,6 +209,21 @@ impl<E> EventQueue<E> {
         Some((w * 64 + self.words[w].trailing_zeros() as usize) & (BUCKETS - 1))
     }
 
+    /// Removes and returns the earliest event if it is not after `limit` (the engine's horizon):
+    /// one look at the bitmap instead of a [`EventQueue::peek_time`] and a [`EventQueue::pop`].
+    #[inline]
+    pub fn pop_not_after(&mut self, limit: SimTime) -> Option<(SimTime, E)> {
+        let next = if self.current.is_empty() {
+            self.buckets[self.first_bucket()?].min_time
+        } else {
+            self.last
+        };
+        if next > limit.order_key() {
+            return None;
+        }
+        self.pop()
+    }
+
     /// Removes and returns the earliest event (earliest inserted among equal times).
     #[inline]
     pub fn pop(&mut self) -> Option<(SimTime, E)> {
@@ -372,6 +387,21 @@ mod tests {
         // Many times repeat (1000 distinct times for 2000 events): most peeks are answered.
         assert!(given > 1000, "only {given} peeks answered");
         assert!(q.peek_cheap().is_none());
+    }
+
+    #[test]
+    fn pop_not_after_stops_at_the_limit() {
+        let mut q = EventQueue::new();
+        for (t, e) in [(2.0, 'b'), (1.0, 'a'), (3.0, 'c')] {
+            q.push(secs(t), e);
+        }
+        assert_eq!(q.pop_not_after(secs(0.5)), None);
+        assert_eq!(q.pop_not_after(secs(1.0)), Some((secs(1.0), 'a')));
+        assert_eq!(q.pop_not_after(secs(2.5)), Some((secs(2.0), 'b')));
+        assert_eq!(q.pop_not_after(secs(2.5)), None);
+        assert_eq!(q.len(), 1);
+        assert_eq!(q.pop_not_after(SimTime::INFINITY), Some((secs(3.0), 'c')));
+        assert_eq!(q.pop_not_after(SimTime::INFINITY), None);
     }
 
     #[test]

@@ -367,18 +367,14 @@ impl Engine {
             if self.lmm.needs_solve() && self.queue.peek_time().map_or(true, |t| t > self.now) {
                 self.resolve();
             }
-            let Some(t) = self.queue.peek_time() else {
-                return Step::Idle;
-            };
-            if t > horizon {
-                return Step::Idle;
-            }
             if self.active_activities() == 0 && !horizon.is_finite() {
                 // Only profile events are left (periodic ones never end); nothing the
                 // application waits for can happen any more.
                 return Step::Idle;
             }
-            let (time, event) = self.queue.pop().expect("peeked");
+            let Some((time, event)) = self.queue.pop_not_after(horizon) else {
+                return Step::Idle;
+            };
             self.prefetch_next_activity();
             if self.is_stale(&event) {
                 continue;
