@@ -3,6 +3,8 @@
 
 use std::collections::BTreeMap;
 
+use rustc_hash::FxHashMap;
+
 use sim_core::platform::{
     Host, HostId, Link, LinkId, NetPoint, Platform, RoutingError, SharingPolicy, ZoneId, ZoneRouting,
 };
@@ -84,9 +86,9 @@ pub enum ClusterPart {
 pub struct Builder {
     pub platform: Platform,
     /// Hosts, routers and zones share one name space (SimGrid's net points).
-    netpoints: BTreeMap<String, NetPoint>,
+    netpoints: FxHashMap<String, NetPoint>,
     /// Split-duplex link id -> (up, down).
-    split: BTreeMap<String, (LinkId, LinkId)>,
+    split: FxHashMap<String, (LinkId, LinkId)>,
     /// Each split-duplex half -> the other half.
     partner: BTreeMap<LinkId, LinkId>,
 }
@@ -115,8 +117,8 @@ impl Builder {
     pub fn new() -> Builder {
         Builder {
             platform: Platform::new(),
-            netpoints: BTreeMap::new(),
-            split: BTreeMap::new(),
+            netpoints: FxHashMap::default(),
+            split: FxHashMap::default(),
             partner: BTreeMap::new(),
         }
     }

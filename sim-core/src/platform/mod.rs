@@ -17,6 +17,8 @@ mod routing;
 
 use std::collections::BTreeMap;
 
+use rustc_hash::FxHashMap;
+
 use crate::profile::Profile;
 
 pub use routing::{NetPoint, Route, RouteError, RouterId, Routing, RoutingError, ZoneId, ZoneRouting};
@@ -162,8 +164,10 @@ pub struct Platform {
     /// Model configuration from the platform file (SimGrid `<config><prop id=.. value=..>`),
     /// e.g. `network/latency-factor`; read by the resource models.
     pub config: BTreeMap<String, String>,
-    host_names: BTreeMap<String, HostId>,
-    link_names: BTreeMap<String, LinkId>,
+    // Looked up by name only (never iterated): hashed, since a large route table names tens of
+    // thousands of links.
+    host_names: FxHashMap<String, HostId>,
+    link_names: FxHashMap<String, LinkId>,
 }
 
 impl Platform {
