@@ -339,22 +339,6 @@ impl MaxMinSystem {
         let enabled = self.vars[v.0 as usize].penalty > 0.0;
         for k in 0..self.vars[v.0 as usize].elems.len() {
             let Use { cons: c, mut pos, .. } = self.vars[v.0 as usize].elems[k];
-            let cons = &self.cons[c.0 as usize];
-            if enabled && cons.enabled as usize == cons.elems.len() {
-                // Every user is enabled (the engine's case): one swap-remove keeps the split.
-                let others = cons.enabled > 1;
-                let cons = &mut self.cons[c.0 as usize];
-                cons.elems.swap_remove(pos as usize);
-                cons.enabled -= 1;
-                if let Some(moved) = cons.elems.get(pos as usize) {
-                    self.vars[moved.var.0 as usize].elems[moved.var_pos as usize].pos = pos;
-                }
-                // Nobody left on it: no share to hand back, nothing to re-solve.
-                if others {
-                    self.dirty_cons.push(c);
-                }
-                continue;
-            }
             if enabled {
                 // Move it to the end of the enabled part first, so the split stays intact.
                 let last_enabled = self.cons[c.0 as usize].enabled - 1;
