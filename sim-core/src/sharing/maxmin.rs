@@ -443,10 +443,19 @@ impl MaxMinSystem {
         while next < self.comp_cons.len() {
             let c = self.comp_cons[next];
             next += 1;
-            let cons = &self.cons[c.0 as usize];
+            let cons = &mut self.cons[c.0 as usize];
+            // The filling's starting state of this constraint is summed here, in the pass that
+            // reads its list anyway: every enabled element's variable is unfixed at the start (its
+            // penalty is positive), and the element carries the weight and the usage. The sum
+            // runs in list order, as a separate pass would.
+            let (mut usage, mut unfixed) = (0.0, 0u32);
             // Enabled elements only: their variables have a positive penalty and link their
             // constraints into one component.
             for e in &cons.elems[..cons.enabled as usize] {
+                if e.weight > 0.0 {
+                    unfixed += 1;
+                    usage = cons.sharing.combine(usage, e.usage);
+                }
                 let v = e.var;
                 if self.var_stamp[v.0 as usize] == stamp {
                     continue;
@@ -460,6 +469,9 @@ impl MaxMinSystem {
                     }
                 }
             }
+            cons.remaining = cons.capacity;
+            cons.usage = usage;
+            cons.unfixed = unfixed;
         }
     }
 
@@ -487,25 +499,8 @@ impl MaxMinSystem {
                 unfixed += 1;
             }
         }
-        for &c in &self.comp_cons {
-            let cons = &mut self.cons[c.0 as usize];
-            cons.remaining = cons.capacity;
-            cons.usage = 0.0;
-            cons.unfixed = 0;
-            // Every enabled element's variable is unfixed here (its penalty is positive), and the
-            // element carries the weight and the usage: this sum reads the list alone.
-            for e in &cons.elems[..cons.enabled as usize] {
-                if e.weight <= 0.0 {
-                    continue;
-                }
-                cons.unfixed += 1;
-                let u = e.usage;
-                match cons.sharing {
-                    Sharing::Shared => cons.usage += u,
-                    Sharing::Fatpipe => cons.usage = cons.usage.max(u),
-                }
-            }
-        }
+        // The constraints' remaining capacity, usage and unfixed count were set by the component
+        // search (`visit_constraint`).
         while unfixed > 0 {
             let mut level = f64::INFINITY;
             for &c in &self.comp_cons {

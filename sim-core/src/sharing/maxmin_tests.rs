@@ -351,12 +351,19 @@ fn a_variable_alone_gets_the_general_fillings_value_bit_for_bit() {
                 sys.expand(v, cons[c], w);
             }
             if general {
-                // Collect the variable's component as `solve` does, then run the round loop.
+                // Collect the variable's component as `solve` does (the search also sets the
+                // constraints' starting state), then run the round loop.
                 sys.stamp += 1;
-                sys.var_stamp[v.0 as usize] = sys.stamp;
-                sys.comp_vars.push(v);
-                sys.comp_cons
-                    .extend(sys.vars[v.0 as usize].elems.iter().map(|u| u.cons));
+                let stamp = sys.stamp;
+                match sys.vars[v.0 as usize].elems.first() {
+                    Some(first) if penalty > 0.0 => sys.visit_constraint(first.cons, stamp),
+                    // Not linked to its constraints: the round loop has nothing unfixed to do.
+                    _ => {
+                        sys.var_stamp[v.0 as usize] = stamp;
+                        sys.comp_vars.push(v);
+                    }
+                }
+                assert_eq!(sys.comp_vars, [v]);
                 let mut changed = Vec::new();
                 sys.fill_rounds(&mut changed);
             } else {
