@@ -23,6 +23,7 @@ pub mod profile_text;
 mod toml_format;
 pub mod units;
 mod xml;
+mod xml_tree;
 
 use std::path::{Path, PathBuf};
 

@@ -10,7 +10,7 @@
 
 use std::collections::BTreeMap;
 
-use roxmltree::{Document, Node, NodeType, ParsingOptions};
+use crate::xml_tree::{Document, Node, NodeKind};
 use sim_core::platform::{Disk, DiskModel, Host, NetPoint, Platform, ZoneId, ZoneRouting};
 use sim_core::profile::Profile;
 
@@ -27,13 +27,9 @@ const MAX_NESTING: usize = 64;
 /// reads the files it references (`speed_file`, `state_file`, `bandwidth_file`, `latency_file`,
 /// `<trace file=..>`), by the name written in the platform.
 pub fn parse_simgrid_xml(text: &str, file: &str, files: &mut dyn FileResolver) -> Result<Platform, PlatformError> {
-    let options = ParsingOptions {
-        allow_dtd: true,
-        ..ParsingOptions::default()
-    };
-    let doc = Document::parse_with_options(text, options).map_err(|e| PlatformError {
+    let doc = Document::parse(text).map_err(|e| PlatformError {
         file: file.to_string(),
-        line: Some(e.pos().row as usize),
+        line: Some(crate::xml_tree::line_of(text, e.pos)),
         element: None,
         field: None,
         kind: ErrorKind::Xml(e.to_string()),
@@ -48,12 +44,12 @@ pub fn parse_simgrid_xml(text: &str, file: &str, files: &mut dyn FileResolver) -
         root_seen: false,
     };
     let root = doc.root_element();
-    if root.tag_name().name() != "platform" || root.tag_name().namespace().is_some() {
+    if root.name() != "platform" || root.has_namespace() {
         return Err(ctx.err(
             root,
             "document".into(),
             None,
-            ErrorKind::UnknownElement(root.tag_name().name().into()),
+            ErrorKind::UnknownElement(root.name().into()),
         ));
     }
     ctx.platform(root)?;
@@ -82,7 +78,7 @@ struct Ctx<'a, 'input> {
 type Res<T> = Result<T, PlatformError>;
 
 fn tag<'n>(node: Node<'n, '_>) -> &'n str {
-    node.tag_name().name()
+    node.name()
 }
 
 /// `host 'foo'`, `route 'A' -> 'B'`, ... for error messages.
@@ -116,14 +112,14 @@ fn describe(node: Node) -> String {
 
 impl<'a, 'input> Ctx<'a, 'input> {
     fn line_at(&self, pos: usize) -> usize {
-        self.doc.text_pos_at(pos).row as usize
+        self.doc.line_at(pos)
     }
 
     /// An error about `node`; with `field`, on the attribute's own line when it exists.
     fn err(&self, node: Node, element: String, field: Option<&str>, kind: ErrorKind) -> PlatformError {
         let pos = field
-            .and_then(|f| node.attributes().find(|a| a.name() == f && a.namespace().is_none()))
-            .map_or(node.range().start, |a| a.range().start);
+            .and_then(|f| node.attributes().find(|a| a.name() == f && !a.has_namespace()))
+            .map_or(node.position(), |a| a.position());
         PlatformError {
             file: self.file.to_string(),
             line: Some(self.line_at(pos)),
@@ -139,10 +135,10 @@ impl<'a, 'input> Ctx<'a, 'input> {
 
     fn check_attrs(&self, node: Node, allowed: &[&str]) -> Res<()> {
         for a in node.attributes() {
-            if a.namespace().is_some() || !allowed.contains(&a.name()) {
+            if a.has_namespace() || !allowed.contains(&a.name()) {
                 return Err(PlatformError {
                     file: self.file.to_string(),
-                    line: Some(self.line_at(a.range().start)),
+                    line: Some(self.line_at(a.position())),
                     element: Some(describe(node)),
                     field: Some(Field::Attribute(a.name().to_string())),
                     kind: ErrorKind::UnknownAttribute,
@@ -235,17 +231,17 @@ impl<'a, 'input> Ctx<'a, 'input> {
     fn elements<'n, 'i: 'n>(&self, node: Node<'n, 'i>) -> Res<Vec<Node<'n, 'i>>> {
         let mut out = Vec::new();
         for child in node.children() {
-            match child.node_type() {
-                NodeType::Element => {
-                    if child.tag_name().namespace().is_some() {
+            match child.kind() {
+                NodeKind::Element => {
+                    if child.has_namespace() {
                         return Err(self.misplaced(child, node));
                     }
                     out.push(child)
                 }
-                NodeType::Text if child.text().is_some_and(|t| !t.trim().is_empty()) => {
+                NodeKind::Text if child.text().is_some_and(|t| !t.trim().is_empty()) => {
                     return Err(PlatformError {
                         file: self.file.to_string(),
-                        line: Some(self.line_at(child.range().start)),
+                        line: Some(self.line_at(child.position())),
                         element: Some(describe(node)),
                         field: None,
                         kind: ErrorKind::BadValue {
@@ -303,7 +299,7 @@ impl<'a, 'input> Ctx<'a, 'input> {
         // Blame the parent element, on the child's line.
         PlatformError {
             file: self.file.to_string(),
-            line: Some(self.line_at(child.range().start)),
+            line: Some(self.line_at(child.position())),
             element: Some(describe(parent)),
             field: None,
             kind,
@@ -1013,17 +1009,16 @@ impl<'a, 'input> Ctx<'a, 'input> {
             })?;
         let mut text = String::new();
         for child in node.children() {
-            match child.node_type() {
-                NodeType::Text => text.push_str(child.text().unwrap_or("")),
-                NodeType::Element => return Err(self.misplaced(child, node)),
-                _ => {}
+            match child.kind() {
+                NodeKind::Text => text.push_str(child.text().unwrap_or("")),
+                NodeKind::Element => return Err(self.misplaced(child, node)),
             }
         }
         let profile = match self.profile_file(node, "file")? {
             Some(p) => p,
             None => parse_profile_with_periodicity(&text, Some(periodicity)).map_err(|e| {
                 // Lines of inline traces count from the line of the <trace> tag.
-                let start = self.line_at(node.range().start);
+                let start = self.line_at(node.position());
                 PlatformError {
                     file: self.file.to_string(),
                     line: Some(if e.line > 0 { start + e.line - 1 } else { start }),
@@ -1078,7 +1073,7 @@ impl<'a, 'input> Ctx<'a, 'input> {
             kind: kind.into(),
             trace: trace.into(),
             element: element.into(),
-            line: self.line_at(node.range().start),
+            line: self.line_at(node.position()),
             desc: describe(node),
         });
         Ok(())
