@@ -1,8 +1,6 @@
 //! Shared construction logic of the importers and generators: name spaces, split-duplex links,
 //! symmetrical routes and SimGrid's `<cluster>` expansion.
 
-use std::collections::BTreeMap;
-
 use rustc_hash::FxHashMap;
 
 use sim_core::platform::{
@@ -90,7 +88,7 @@ pub struct Builder {
     /// Split-duplex link id -> (up, down).
     split: FxHashMap<String, (LinkId, LinkId)>,
     /// Each split-duplex half -> the other half.
-    partner: BTreeMap<LinkId, LinkId>,
+    partner: FxHashMap<LinkId, LinkId>,
 }
 
 fn routing_message(err: RoutingError, names: &dyn Fn(NetPoint) -> String) -> ErrorKind {
@@ -119,7 +117,7 @@ impl Builder {
             platform: Platform::new(),
             netpoints: FxHashMap::default(),
             split: FxHashMap::default(),
-            partner: BTreeMap::new(),
+            partner: FxHashMap::default(),
         }
     }
 

@@ -48,8 +48,10 @@
 //! SimGrid uses its `__loopback__` link.
 
 use std::cmp::{Ordering, Reverse};
-use std::collections::{BTreeMap, BinaryHeap, VecDeque};
+use std::collections::{BinaryHeap, VecDeque};
 use std::sync::{Arc, OnceLock};
+
+use rustc_hash::FxHashMap;
 
 use super::{HostId, LinkId};
 
@@ -208,7 +210,9 @@ struct Zone {
     vertices: Vec<NetPoint>,
     has_child_zones: bool,
     edges: Vec<Edge>,
-    edge_index: BTreeMap<(u32, u32), u32>,
+    /// Route lookup by (source, destination) vertex: only looked up, never iterated, so a
+    /// hash map (grid90's Full zone holds 4004 routes).
+    edge_index: FxHashMap<(u32, u32), u32>,
     /// Star members, indexed by vertex index (`None`: no links declared).
     star: Vec<Option<StarLinks>>,
     backbone: Option<LinkId>,
@@ -226,7 +230,7 @@ impl Zone {
             vertices: Vec::new(),
             has_child_zones: false,
             edges: Vec::new(),
-            edge_index: BTreeMap::new(),
+            edge_index: FxHashMap::default(),
             star: Vec::new(),
             backbone: None,
             floyd: OnceLock::new(),
