@@ -95,7 +95,9 @@ pub struct Attribute<'a, 'i> {
 }
 
 impl<'i> Document<'i> {
-    /// Parses `input` (UTF-8; a DOCTYPE is allowed and ignored).
+    /// Parses `input` (UTF-8). A DOCTYPE is allowed and ignored: entities it declares are not
+    /// expanded, so a reference to one is an error (SimGrid platforms use none; the predefined
+    /// and character references are replaced).
     pub fn parse(input: &'i str) -> Result<Document<'i>, XmlError> {
         Builder::new(input).run()
     }
