@@ -540,6 +540,9 @@ fn resolve(
                             .collect();
                         let fp = fingerprint(|h: &mut StableHasher| {
                             h.str("gridsim-run-v1");
+                            // A record made by another gridsim release is not reused: resuming
+                            // or merging never mixes results of two simulator versions.
+                            h.str(env!("CARGO_PKG_VERSION"));
                             h.str(family.name());
                             h.str(&platform.name);
                             h.u64(platform.content_hash);
