@@ -158,3 +158,10 @@ impl PlatformError {
         }
     }
 }
+
+/// The 1-based line of a byte offset of `text` (offsets past the end count as the end): how
+/// the importers turn a parser's position into the line an error names.
+pub(crate) fn line_at_offset(text: &str, offset: usize) -> usize {
+    let end = offset.min(text.len());
+    text.as_bytes()[..end].iter().filter(|&&b| b == b'\n').count() + 1
+}

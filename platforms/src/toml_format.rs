@@ -15,7 +15,7 @@ use sim_core::profile::Profile;
 use toml::Spanned;
 
 use crate::builder::{parse_radicals, Builder, ClusterPart, ClusterSpec, LinkPolicy, LinkProfiles};
-use crate::error::{ErrorKind, Field, PlatformError};
+use crate::error::{line_at_offset, ErrorKind, Field, PlatformError};
 use crate::profile_text::parse_profile;
 use crate::units::{self, Quantity};
 use crate::FileResolver;
@@ -201,8 +201,7 @@ pub fn parse_gridsim_toml(text: &str, file: &str, files: &mut dyn FileResolver) 
 
 impl Ctx<'_> {
     fn line(&self, offset: usize) -> usize {
-        let end = offset.min(self.text.len());
-        self.text.as_bytes()[..end].iter().filter(|&&c| c == b'\n').count() + 1
+        line_at_offset(self.text, offset)
     }
 
     fn err(&self, span: Range<usize>, element: &str, field: Option<&str>, kind: ErrorKind) -> PlatformError {

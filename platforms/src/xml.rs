@@ -15,7 +15,7 @@ use sim_core::platform::{Disk, DiskModel, Host, NetPoint, Platform, ZoneId, Zone
 use sim_core::profile::Profile;
 
 use crate::builder::{parse_radicals, Builder, ClusterPart, ClusterSpec, Direction, LinkPolicy, LinkProfiles};
-use crate::error::{ErrorKind, Field, PlatformError};
+use crate::error::{line_at_offset, ErrorKind, Field, PlatformError};
 use crate::profile_text::{parse_profile, parse_profile_with_periodicity};
 use crate::units::{self, Quantity};
 use crate::FileResolver;
@@ -29,7 +29,7 @@ const MAX_NESTING: usize = 64;
 pub fn parse_simgrid_xml(text: &str, file: &str, files: &mut dyn FileResolver) -> Result<Platform, PlatformError> {
     let doc = Document::parse(text).map_err(|e| PlatformError {
         file: file.to_string(),
-        line: Some(crate::xml_tree::line_of(text, e.pos)),
+        line: Some(line_at_offset(text, e.pos)),
         element: None,
         field: None,
         kind: ErrorKind::Xml(e.to_string()),

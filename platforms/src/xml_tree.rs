@@ -21,6 +21,8 @@ use quick_xml::events::attributes::AttrError;
 use quick_xml::events::{BytesStart, Event};
 use quick_xml::Reader;
 
+use crate::error::line_at_offset;
+
 /// "No node" in the sibling and child links.
 const NONE: u32 = u32::MAX;
 
@@ -112,13 +114,8 @@ impl<'i> Document<'i> {
 
     /// The 1-based line of a byte offset.
     pub fn line_at(&self, pos: usize) -> usize {
-        line_of(self.input, pos)
+        line_at_offset(self.input, pos)
     }
-}
-
-pub(crate) fn line_of(input: &str, pos: usize) -> usize {
-    let end = pos.min(input.len());
-    input.as_bytes()[..end].iter().filter(|&&b| b == b'\n').count() + 1
 }
 
 impl<'a, 'i> Node<'a, 'i> {
@@ -253,15 +250,12 @@ impl<'i> Builder<'i> {
         }
     }
 
-    /// Byte offset of a slice of the input (`quick-xml` reading from a `&str` borrows from it).
-    fn offset_of(&self, slice: &[u8], fallback: usize) -> usize {
+    /// Byte offset of a slice of the input, if it is one (`quick-xml` reading from a `&str`
+    /// borrows from it).
+    fn offset_of(&self, slice: &[u8]) -> Option<usize> {
         let base = self.input.as_ptr() as usize;
         let at = slice.as_ptr() as usize;
-        if at >= base && at + slice.len() <= base + self.input.len() {
-            at - base
-        } else {
-            fallback
-        }
+        (at >= base && at + slice.len() <= base + self.input.len()).then(|| at - base)
     }
 
     fn run(mut self) -> Result<Document<'i>, XmlError> {
@@ -333,7 +327,7 @@ impl<'i> Builder<'i> {
                 continue; // a prefix declaration, not an attribute
             }
             let key_str = self.input_slice(key, pos)?;
-            let at = self.offset_of(key, pos);
+            let at = self.offset_of(key).unwrap_or(pos);
             let (prefixed, local) = split_prefix(key_str);
             let raw = self.input_slice(&attr.value, at)?;
             let value = self.unescape(raw, at)?;
@@ -427,10 +421,9 @@ impl<'i> Builder<'i> {
     /// it borrows names, values and text from it, cut at ASCII delimiters, so no UTF-8 check
     /// is needed again).
     fn input_slice(&self, bytes: &[u8], pos: usize) -> Result<&'i str, XmlError> {
-        let at = self.offset_of(bytes, usize::MAX);
-        if at == usize::MAX {
+        let Some(at) = self.offset_of(bytes) else {
             return Err(self.error(pos, "internal: the XML reader copied a name or value"));
-        }
+        };
         self.input
             .get(at..at + bytes.len())
             .ok_or_else(|| self.error(pos, "a name or value splits a UTF-8 character"))
@@ -515,7 +508,7 @@ mod tests {
     fn malformed_documents_are_errors_at_their_line() {
         let line = |xml: &str| {
             let e = Document::parse(xml).err().expect("an error");
-            line_of(xml, e.pos)
+            line_at_offset(xml, e.pos)
         };
         assert_eq!(line("<a>\n<b>\n</a>"), 3);
         assert_eq!(line(""), 1);

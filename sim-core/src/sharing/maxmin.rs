@@ -50,8 +50,9 @@ pub enum Sharing {
 }
 
 impl Sharing {
-    /// Two weights of one variable on one constraint, combined as the constraint combines
-    /// usages: summed on SHARED, the larger kept on FATPIPE.
+    /// Two amounts on one constraint (two weights of one variable, or a usage total and one
+    /// more variable's usage), combined as the constraint combines usages: summed on SHARED, the
+    /// larger kept on FATPIPE.
     fn combine(self, current: f64, weight: f64) -> f64 {
         match self {
             Sharing::Shared => current + weight,
