@@ -14,7 +14,8 @@
 //! setup_wall_s (platform), run_wall_s (engine + application; with `--repeat K` the median of K
 //! runs in this process), repeat, allocations (heap allocations and reallocations made by the
 //! last run: a warm engine makes none per event, so this stays far below the event count),
-//! peak_rss_kb (VmHWM).
+//! peak_rss_kb (VmHWM), and the engine's work counters (`sim_core::EngineStats`, deterministic):
+//! stale_events, rate_changes, solves, components, lone_components, elements_scanned, rounds.
 //!
 //! Run by `cargo bench` without options (cargo passes `--bench`), it runs grid90, WQ, N = 1000.
 
@@ -204,14 +205,16 @@ fn main() {
         let t1 = Instant::now();
         let engine = Engine::new(Arc::clone(&platform)).unwrap_or_else(|e| die(&e.to_string()));
         let before = ALLOCATIONS.load(Ordering::Relaxed);
-        let (outcome, events) = bot::run(engine, config.clone(), policy).unwrap_or_else(|e| die(&e));
+        let (outcome, stats) = bot::run(engine, config.clone(), policy).unwrap_or_else(|e| die(&e));
         walls.push(t1.elapsed().as_secs_f64());
         allocations = ALLOCATIONS.load(Ordering::Relaxed) - before;
-        result = Some((outcome, events));
+        result = Some((outcome, stats));
     }
     walls.sort_by(f64::total_cmp);
     let run = walls[walls.len() / 2];
-    let (outcome, events) = result.expect("at least one run");
+    let (outcome, stats) = result.expect("at least one run");
+    let events = stats.events;
+    let solver = stats.solver;
     if outcome.tasks_done != o.tasks {
         die(&format!(
             "only {} of {} tasks were computed",
@@ -220,11 +223,20 @@ fn main() {
     }
     println!(
         "{{\"makespan\": {:?}, \"events\": {events}, \"chunks\": {}, \"tasks_done\": {}, \"hosts\": {all}, \
-         \"setup_wall_s\": {setup:.6}, \"run_wall_s\": {run:.6}, \"repeat\": {}, \"allocations\": {allocations}, \"peak_rss_kb\": {}}}",
+         \"setup_wall_s\": {setup:.6}, \"run_wall_s\": {run:.6}, \"repeat\": {}, \"allocations\": {allocations}, \"peak_rss_kb\": {}, \
+         \"stale_events\": {}, \"rate_changes\": {}, \"solves\": {}, \"components\": {}, \"lone_components\": {}, \
+         \"elements_scanned\": {}, \"rounds\": {}}}",
         outcome.makespan,
         outcome.chunks_done,
         outcome.tasks_done,
         o.repeat,
-        peak_rss_kb()
+        peak_rss_kb(),
+        stats.stale_events,
+        stats.rate_changes,
+        solver.solves,
+        solver.components,
+        solver.lone_components,
+        solver.elements_scanned,
+        solver.rounds
     );
 }

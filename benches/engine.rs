@@ -128,7 +128,7 @@ fn bot_full_run(c: &mut Criterion) {
             let engine = Engine::new(Arc::clone(&platform)).expect("engine");
             let policy = registry::build("wq", &params).expect("wq");
             let (outcome, events) = bot::run(engine, config.clone(), policy).expect("run");
-            black_box((outcome.makespan, events))
+            black_box((outcome.makespan, events.events))
         })
     });
     group.finish();

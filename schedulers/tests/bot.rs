@@ -60,9 +60,9 @@ proptest! {
         let name = registry::POLICIES[policy].name;
         let policy = registry::build(name, &BTreeMap::new()).unwrap();
         let engine = Engine::new(Arc::new(platform)).unwrap();
-        let (outcome, steps) = bot::run(engine, config, policy).unwrap();
+        let (outcome, stats) = bot::run(engine, config, policy).unwrap();
         check_conservation(&outcome, n)?;
-        prop_assert!(steps > 0 && outcome.makespan > 0.0);
+        prop_assert!(stats.events > 0 && outcome.makespan > 0.0);
         // Every chunk's exec lasted size·F / speed (dedicated hosts, one exec at a time).
         for c in &outcome.chunks {
             let expected = c.size as f64 * flops / speeds[c.worker];

@@ -61,6 +61,11 @@ impl<A: Application> Simulation<A> {
     pub fn steps(&self) -> u64 {
         self.engine.steps()
     }
+
+    /// The engine's work counters so far.
+    pub fn stats(&self) -> crate::EngineStats {
+        self.engine.stats()
+    }
 }
 
 #[cfg(test)]

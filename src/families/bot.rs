@@ -230,7 +230,8 @@ impl Family for BagOfTasks {
         let engine = Engine::new(Arc::clone(&spec.platform)).map_err(|e| e.to_string())?;
         let hosts = prepared.config.workers.clone();
         let record_chunks = prepared.config.record_chunks;
-        let (outcome, events) = bot::run(engine, prepared.config, policy)?;
+        let (outcome, stats) = bot::run(engine, prepared.config, policy)?;
+        let events = stats.events;
         let mut metrics = BTreeMap::new();
         metrics.insert("makespan_s".to_string(), outcome.makespan);
         metrics.insert("chunks".to_string(), outcome.chunks_done as f64);

@@ -5,7 +5,7 @@
 //! order), starts the reply transfer and forgets it (non-blocking send).
 
 use sim_core::platform::HostId;
-use sim_core::{ActivityKind, Application, Engine, FailureCause, Notification, Simulation};
+use sim_core::{ActivityKind, Application, Engine, EngineStats, FailureCause, Notification, Simulation};
 
 use super::{Assignment, ChunkPolicy, ChunkReport, MasterView, Request, WorkerHook};
 
@@ -307,14 +307,18 @@ impl Application for MasterWorker {
     }
 }
 
-/// Runs the application to the end on `engine`; returns the outcome and the engine's event
-/// count, or the routing error that made a worker unreachable.
-pub fn run(engine: Engine, config: BotConfig, policy: Box<dyn ChunkPolicy>) -> Result<(BotOutcome, u64), String> {
+/// Runs the application to the end on `engine`; returns the outcome and the engine's work
+/// counters (its event count among them), or the routing error that made a worker unreachable.
+pub fn run(
+    engine: Engine,
+    config: BotConfig,
+    policy: Box<dyn ChunkPolicy>,
+) -> Result<(BotOutcome, EngineStats), String> {
     let mut sim = Simulation::new(engine, MasterWorker::new(config, policy));
     sim.run();
     if let Some(err) = sim.app.error() {
         return Err(err.to_string());
     }
-    let steps = sim.steps();
-    Ok((std::mem::take(&mut sim.app.outcome), steps))
+    let stats = sim.stats();
+    Ok((std::mem::take(&mut sim.app.outcome), stats))
 }

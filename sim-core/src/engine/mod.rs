@@ -25,6 +25,7 @@
 mod activity;
 mod event;
 mod resources;
+mod stats;
 
 use std::collections::VecDeque;
 use std::sync::Arc;
@@ -33,6 +34,7 @@ use rustc_hash::FxHashMap;
 
 pub use activity::{ActivityId, ActivityKind, FailureCause, IoOp, Notification};
 pub use event::{Event, ProfileTarget};
+pub use stats::EngineStats;
 
 use activity::{Activity, Phase, NO_VARIABLE, RELEASED};
 use event::Slot;
@@ -99,6 +101,8 @@ pub struct Engine {
     links_off: usize,
     notes: VecDeque<Notification>,
     steps: u64,
+    stale_events: u64,
+    rate_changes: u64,
     changed: Vec<VariableId>,
     trace: Option<Vec<TraceRecord>>,
 }
@@ -139,6 +143,8 @@ impl Engine {
             links_off: 0,
             notes: VecDeque::new(),
             steps: 0,
+            stale_events: 0,
+            rate_changes: 0,
             changed: Vec::new(),
             trace: None,
         };
@@ -154,6 +160,16 @@ impl Engine {
     /// Events processed so far (stale events excluded).
     pub fn steps(&self) -> u64 {
         self.steps
+    }
+
+    /// What the engine has done so far: events, skipped events, rate changes, solver work.
+    pub fn stats(&self) -> EngineStats {
+        EngineStats {
+            events: self.steps,
+            stale_events: self.stale_events,
+            rate_changes: self.rate_changes,
+            solver: self.lmm.stats(),
+        }
     }
 
     /// The platform.
@@ -377,6 +393,7 @@ impl Engine {
             };
             self.prefetch_next_activity();
             if self.is_stale(&event) {
+                self.stale_events += 1;
                 continue;
             }
             if time > self.now {
@@ -436,6 +453,7 @@ impl Engine {
                 continue;
             }
             act.settle(now);
+            self.rate_changes += 1;
             // Progress per unit of max-min value: the network's bandwidth factor for a comm.
             let factor = match act.kind {
                 ActivityKind::Comm { .. } => self.params.bandwidth_factor,

@@ -382,3 +382,39 @@ fn comms_started_after_a_link_change_use_the_new_latency_and_bandwidth() {
     let got = done.expect("the second comm completes");
     assert!(rel_close(got, expected, 1e-12), "{got} vs {expected}");
 }
+
+#[test]
+fn work_counters_follow_a_hand_trace_of_two_shared_execs() {
+    // One core of 1 flop/s. A (10 flops) runs alone from 0; B (4 flops) joins at 2 and the two
+    // share the core (processor sharing): B ends at 2 + 4 / 0.5 = 10, A has 10 - 2 - 8 * 0.5 = 4
+    // flops left and ends at 14.
+    let mut p = Platform::new();
+    let h = p.add_host(Host::new("h", 1.0)).unwrap();
+    let mut e = Engine::new(Arc::new(p)).unwrap();
+    e.start_exec(h, 10.0, 1);
+    e.sleep(2.0, 2);
+    assert!(matches!(
+        e.next_notification(),
+        Some(Notification::Completed { tag: 2, .. })
+    ));
+    e.start_exec(h, 4.0, 3);
+    let out = drain(&mut e);
+    assert_eq!(out, vec![(3, 10.0, true), (1, 14.0, true)]);
+    // The trace behind the counts:
+    // t = 0: solve 1, A alone (a lone component, 1 element), A's rate 0 -> 1, A queued at 10;
+    // t = 2: the sleep ends (event 1); solve 2, A and B (one component, 2 elements, one round),
+    //        both rates change, A queued again at 18 and B at 10;
+    // t = 10: A's first entry pops, superseded (stale 1); B ends (event 2); solve 3, A alone
+    //        (1 element), A's rate 0.5 -> 1, A queued at 14;
+    // t = 14: A ends (event 3). Its entry at 18 is never popped: nothing is left to wait for.
+    let stats = e.stats();
+    assert_eq!(stats.events, 3);
+    assert_eq!(stats.stale_events, 1);
+    assert_eq!(stats.rate_changes, 4);
+    let solver = stats.solver;
+    assert_eq!(solver.solves, 3);
+    assert_eq!(solver.components, 3);
+    assert_eq!(solver.lone_components, 2);
+    assert_eq!(solver.elements_scanned, 4);
+    assert_eq!(solver.rounds, 1);
+}

@@ -115,6 +115,25 @@ struct Variable {
     fixed: bool,
 }
 
+/// Work done by [`MaxMinSystem::solve`] since the system was made. The counts depend only on the
+/// sequence of changes, never on the machine, so they say where a run's solving time goes
+/// without a profiler (`bot_scenario` prints them).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SolverStats {
+    /// Solves that had a change to handle.
+    pub solves: u64,
+    /// Components filled, each on its own.
+    pub components: u64,
+    /// Of those, components of a single variable (filled by the one-round shortcut).
+    pub lone_components: u64,
+    /// Constraint elements read by the component searches (the enabled elements of every
+    /// visited constraint): the solve's cost is about linear in this.
+    pub elements_scanned: u64,
+    /// Filling rounds of the components of several variables (one per distinct bottleneck
+    /// level).
+    pub rounds: u64,
+}
+
 /// A max-min system. See the module docs for the model.
 #[derive(Clone, Debug, Default)]
 pub struct MaxMinSystem {
@@ -133,6 +152,7 @@ pub struct MaxMinSystem {
     comp_vars: Vec<VariableId>,
     to_fix: Vec<VariableId>,
     old_values: Vec<f64>,
+    stats: SolverStats,
 }
 
 /// Relative tolerance for "this constraint saturates at the current level": levels equal up to
@@ -376,6 +396,11 @@ impl MaxMinSystem {
         self.cons[c.0 as usize].elems.iter().map(|e| e.var)
     }
 
+    /// The work counters of every solve so far.
+    pub fn stats(&self) -> SolverStats {
+        self.stats
+    }
+
     /// True when some change waits for a solve.
     pub fn needs_solve(&self) -> bool {
         !self.dirty_cons.is_empty() || !self.dirty_vars.is_empty()
@@ -392,6 +417,7 @@ impl MaxMinSystem {
             return;
         }
         self.stamp += 1;
+        self.stats.solves += 1;
         let stamp = self.stamp;
         let dirty_cons = std::mem::take(&mut self.dirty_cons);
         let dirty_vars = std::mem::take(&mut self.dirty_vars);
@@ -425,6 +451,7 @@ impl MaxMinSystem {
     /// Fills the component just collected (if it has variables) and empties the work lists.
     fn fill_component(&mut self, changed: &mut Vec<VariableId>) {
         if !self.comp_vars.is_empty() {
+            self.stats.components += 1;
             self.fill(changed);
         }
         self.comp_cons.clear();
@@ -445,6 +472,7 @@ impl MaxMinSystem {
             let c = self.comp_cons[next];
             next += 1;
             let cons = &mut self.cons[c.0 as usize];
+            self.stats.elements_scanned += u64::from(cons.enabled);
             // The filling's starting state of this constraint is summed here, in the pass that
             // reads its list anyway: every enabled element's variable is unfixed at the start (its
             // penalty is positive), and the element carries the weight and the usage. The sum
@@ -479,7 +507,10 @@ impl MaxMinSystem {
     /// Progressive filling over the collected component.
     fn fill(&mut self, changed: &mut Vec<VariableId>) {
         match self.comp_vars[..] {
-            [v] => self.fill_alone(v, changed),
+            [v] => {
+                self.stats.lone_components += 1;
+                self.fill_alone(v, changed)
+            }
             _ => self.fill_rounds(changed),
         }
     }
@@ -503,6 +534,7 @@ impl MaxMinSystem {
         // The constraints' remaining capacity, usage and unfixed count were set by the component
         // search (`visit_constraint`).
         while unfixed > 0 {
+            self.stats.rounds += 1;
             let mut level = f64::INFINITY;
             for &c in &self.comp_cons {
                 let cons = &self.cons[c.0 as usize];

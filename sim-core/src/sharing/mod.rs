@@ -5,4 +5,4 @@
 
 pub mod maxmin;
 
-pub use maxmin::{ConstraintId, MaxMinSystem, Sharing, VariableId};
+pub use maxmin::{ConstraintId, MaxMinSystem, Sharing, SolverStats, VariableId};

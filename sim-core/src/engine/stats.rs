@@ -1,0 +1,23 @@
+//! Work counters of a run.
+//!
+//! They count what the engine did, not how long it took, so they are deterministic: the same run
+//! gives the same counts on any machine. Multiplied by a unit cost measured once, they tell where
+//! a run's time goes; `benches/bot_scenario.rs` prints them beside its wall times.
+
+use crate::sharing::SolverStats;
+
+/// What an engine has done since it was made.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct EngineStats {
+    /// Events processed (the same count as [`super::Engine::steps`]).
+    pub events: u64,
+    /// Completion or latency events popped after their activity had been rescheduled or ended,
+    /// and skipped. Every rate change leaves one behind (see [`super::Event`]), so in a contended
+    /// run this is about `rate_changes`.
+    pub stale_events: u64,
+    /// Running activities whose rate a re-solve changed: each is settled at the current date and
+    /// given a new completion event.
+    pub rate_changes: u64,
+    /// The max-min solver's share.
+    pub solver: SolverStats,
+}
