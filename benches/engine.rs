@@ -127,8 +127,8 @@ fn bot_full_run(c: &mut Criterion) {
         b.iter(|| {
             let engine = Engine::new(Arc::clone(&platform)).expect("engine");
             let policy = registry::build("wq", &params).expect("wq");
-            let (outcome, events) = bot::run(engine, config.clone(), policy).expect("run");
-            black_box((outcome.makespan, events.events))
+            let (outcome, stats) = bot::run(engine, config.clone(), policy).expect("run");
+            black_box((outcome.makespan, stats.events))
         })
     });
     group.finish();

@@ -12,8 +12,8 @@ pub struct EngineStats {
     /// Events processed (the same count as [`super::Engine::steps`]).
     pub events: u64,
     /// Completion or latency events popped after their activity had been rescheduled or ended,
-    /// and skipped. Every rate change leaves one behind (see [`super::Event`]), so in a contended
-    /// run this is about `rate_changes`.
+    /// and skipped (see [`super::Event`]). A rate change supersedes the activity's queued
+    /// completion, if it had one, so in a contended run this is about `rate_changes`.
     pub stale_events: u64,
     /// Running activities whose rate a re-solve changed: each is settled at the current date and
     /// given a new completion event.
