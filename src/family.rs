@@ -82,6 +82,8 @@ pub struct RunSpec {
     pub replication: u32,
     /// The run's seed (derived from the base seed and the run's parameters).
     pub seed: u64,
+    /// The job trace of `[workload]`, when the experiment names one (shared by all runs).
+    pub workload: Option<Arc<traces::job::Workload>>,
     /// The per-run tables the experiment writes (`[outputs] tables`); a family may skip
     /// building the others (they cost memory per task or job).
     pub tables: Vec<String>,
@@ -126,6 +128,11 @@ pub trait Family: Send + Sync {
     fn schedulers(&self) -> &'static [Named];
     /// Every parameter name it accepts (workload and scheduler parameters).
     fn parameters(&self) -> &'static [Named];
+    /// Whether the family replays a job trace (`[workload]`); the default is no, and an
+    /// experiment that names one for such a family is refused.
+    fn replays_job_traces(&self) -> bool {
+        false
+    }
     /// Checks a run's parameters without running it (unknown names, bad values); the message
     /// names the parameter.
     fn validate(&self, spec: &RunSpec) -> Result<(), String>;

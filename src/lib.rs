@@ -8,3 +8,4 @@ pub mod output;
 pub mod plot;
 pub mod replay;
 pub mod runner;
+pub mod tracefile;

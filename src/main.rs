@@ -2,6 +2,7 @@
 //! terminals.
 
 mod bench;
+mod trace_cmd;
 
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -109,6 +110,14 @@ enum Command {
         #[command(subcommand)]
         what: bench::BenchCommand,
     },
+    /// Look at a workload or availability trace (SWF, GWF, FTA, process lifetimes; plain or
+    /// gzip): summary statistics and figures.
+    ///
+    /// Example: `gridsim trace info traces/data/KTH-SP2-1996-2.1-cln.swf.gz`
+    Trace {
+        #[command(subcommand)]
+        what: trace_cmd::TraceCommand,
+    },
     /// Run a scenario of timed transfers and execs; print each completion date as JSON.
     ///
     /// The same scenario runs in SimGrid with `/usr/bin/python3 scripts/simgrid_oracle.py FILE`.
@@ -147,6 +156,7 @@ fn main() -> ExitCode {
         Command::Merge { dirs, out, no_plots } => merge(&dirs, &out, !no_plots),
         Command::Bench { what } => bench::run(what),
         Command::Replay { scenario } => replay(&scenario),
+        Command::Trace { what } => trace_cmd::run(what),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

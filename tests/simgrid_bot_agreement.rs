@@ -108,6 +108,7 @@ fn run_gridsim(platform: &Arc<sim_core::platform::Platform>, policy: Policy, tas
         params,
         replication: 0,
         seed: 0,
+        workload: None,
         tables: vec!["chunks".to_string()],
     };
     let t0 = Instant::now();

@@ -13,10 +13,12 @@
 //! The run index only orders the output; seeds and result files are keyed by what defines a run
 //! (see [`seed`]), so inserting an axis value renumbers runs without changing any of them.
 
+pub mod availability;
 pub mod error;
 pub mod platform;
 pub mod seed;
 pub mod spec;
+pub mod workload;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
@@ -110,6 +112,8 @@ pub struct Experiment {
     pub figures: Vec<FigureSpec>,
     /// Distinct platforms, in file order.
     pub platforms: Vec<PlatformEntry>,
+    /// The job trace of `[workload]`, if any.
+    pub workload: Option<workload::WorkloadEntry>,
     /// Sweep axes (parameters given as lists), sorted by name.
     pub axes: Vec<String>,
     /// The columns that identify a run in `runs.csv`, after `run` and before the metrics:
@@ -450,8 +454,26 @@ fn resolve(
         }
     }
 
-    // Platforms.
-    let (platforms, platform_axis) = platform::resolve(rep, path, spec);
+    // Platforms, and the availability trace laid over them.
+    let (mut platforms, platform_axis) = platform::resolve(rep, path, spec);
+    if let Some(a) = &spec.platform.get_ref().availability {
+        if !platforms.is_empty() {
+            availability::apply(rep, path, a, &mut platforms);
+        }
+    }
+
+    // Job trace.
+    let job_trace = spec.workload.as_ref().and_then(|w| {
+        if let Some(f) = family.filter(|f| !f.replays_job_traces()) {
+            rep.error(
+                w.span(),
+                "workload",
+                format!("family '{}' does not replay a job trace; remove [workload]", f.name()),
+            );
+            return None;
+        }
+        workload::resolve(rep, path, w)
+    });
 
     let family = family?;
     if rep.has_errors() || platforms.is_empty() {
@@ -546,6 +568,10 @@ fn resolve(
                             h.str(family.name());
                             h.str(&platform.name);
                             h.u64(platform.content_hash);
+                            if let Some(w) = &job_trace {
+                                h.str("workload");
+                                h.u64(w.content_hash);
+                            }
                             h.str(&s.name);
                             for (n, v) in &params {
                                 h.str(n);
@@ -566,6 +592,7 @@ fn resolve(
                                 params,
                                 replication,
                                 seed,
+                                workload: job_trace.as_ref().map(|w| w.workload.clone()),
                                 tables: tables_sorted.clone(),
                             },
                             label: s.label.clone(),
@@ -623,6 +650,7 @@ fn resolve(
         tables,
         figures,
         platforms,
+        workload: job_trace,
         axes,
         key_columns,
         runs,

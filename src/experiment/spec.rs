@@ -23,6 +23,9 @@ pub struct ExperimentSpec {
     pub family: Spanned<String>,
     /// Where the platform comes from.
     pub platform: Spanned<PlatformSpec>,
+    /// A job trace the runs replay (families that replay job streams).
+    #[serde(default)]
+    pub workload: Option<Spanned<WorkloadSpec>>,
     /// Workload parameters; lists are sweep axes.
     #[serde(default)]
     pub params: ParamTable,
@@ -61,6 +64,64 @@ pub struct PlatformSpec {
     /// The generator's parameters; lists make `platform` a sweep axis.
     #[serde(default)]
     pub params: ParamTable,
+    /// An availability trace laid over every platform's hosts.
+    #[serde(default)]
+    pub availability: Option<Spanned<AvailabilitySpec>>,
+}
+
+/// `[workload]`: a job trace and the part of it the runs replay (see `experiments/README.md`).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WorkloadSpec {
+    /// The trace file, relative to the experiment file (plain or gzip).
+    pub trace: Spanned<String>,
+    /// `swf`, `gwf` or `hbd` (default: from the file name and first line).
+    #[serde(default)]
+    pub format: Option<Spanned<String>>,
+    /// `[from, to]`: keep jobs submitted in `[from, to)` seconds after the trace's first job.
+    #[serde(default)]
+    pub window_s: Option<Spanned<Vec<f64>>>,
+    /// Keep the first N jobs (after the other filters).
+    #[serde(default)]
+    pub first: Option<Spanned<i64>>,
+    /// Keep only jobs on one processor.
+    #[serde(default)]
+    pub serial_only: Option<bool>,
+    /// Keep SWF/GWF partial-execution records (status 2, 3, 4).
+    #[serde(default)]
+    pub keep_partial: Option<bool>,
+    /// Divide arrival times by this (> 0): 2 doubles the offered load.
+    #[serde(default)]
+    pub load_scale: Option<Spanned<f64>>,
+}
+
+/// `[platform.availability]`: host on/off states over time from a trace.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AvailabilitySpec {
+    /// An FTA `event_trace.tab`, or a SimGrid state profile (`date value` lines), relative to
+    /// the experiment file.
+    pub trace: Spanned<String>,
+    /// `fta` or `profile` (default: `fta` when the file looks like one, else `profile`).
+    #[serde(default)]
+    pub format: Option<Spanned<String>>,
+    /// The hosts that receive the trace, in order (default: every host in platform order,
+    /// less `exclude`).
+    #[serde(default)]
+    pub hosts: Option<Spanned<Vec<Spanned<String>>>>,
+    /// Hosts that never receive the trace (e.g. the master).
+    #[serde(default)]
+    pub exclude: Vec<Spanned<String>>,
+    /// FTA: `order` (the i-th node by node id goes to the i-th host, the default) or `name`
+    /// (a node goes to the host of the same name).
+    #[serde(default)]
+    pub map: Option<Spanned<String>>,
+    /// FTA: simulation time 0 is this many seconds after the trace's first event (default 0).
+    #[serde(default)]
+    pub offset_s: Option<Spanned<f64>>,
+    /// FTA: state of a node between its recorded intervals, `off` (default) or `on`.
+    #[serde(default)]
+    pub gaps: Option<Spanned<String>>,
 }
 
 /// One `[[schedulers]]` entry.

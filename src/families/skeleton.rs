@@ -1403,6 +1403,7 @@ mod tests {
             params: params.iter().map(|(k, v)| (k.to_string(), v.clone())).collect(),
             replication: 0,
             seed: 3,
+            workload: None,
             tables: Vec::new(),
         }
     }

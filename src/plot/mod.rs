@@ -11,6 +11,7 @@
 //! license in `fonts/LICENSE-DejaVu.txt`), so PNGs look the same on machines without fonts.
 
 pub mod stats;
+pub mod trace;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -315,21 +316,54 @@ pub fn draw_all(results_dir: &Path, plots_dir: &Path) -> Result<Vec<PathBuf>> {
         }
         let data = prepare(figure, &table, &manifest.key_columns, &csv_name)
             .with_context(|| format!("{}", experiment_file.display()))?;
-        for (ext, format) in [("svg", Format::Svg), ("png", Format::Png)] {
-            let path = plots_dir.join(format!("{}.{ext}", figure.name.get_ref()));
-            // Drawn under a temporary name, then renamed: a reader (or another shard finishing
-            // at the same time) never sees half a picture.
-            let tmp = plots_dir.join(format!(".tmp-{}-{}.{ext}", std::process::id(), figure.name.get_ref()));
-            let drawn = render(figure, &data, &tmp, format)
-                .and_then(|()| std::fs::rename(&tmp, &path).with_context(|| format!("writing {}", path.display())));
-            if let Err(e) = drawn {
-                let _ = std::fs::remove_file(&tmp);
-                return Err(e);
-            }
-            written.push(path);
-        }
+        written.extend(render_both(figure, &data, plots_dir)?);
     }
     Ok(written)
+}
+
+/// Draws `figure` as `<name>.svg` and `<name>.png` in `dir` (which must exist); returns both
+/// paths.
+pub fn render_both(figure: &FigureSpec, data: &FigureData, dir: &Path) -> Result<Vec<PathBuf>> {
+    let mut written = Vec::new();
+    for (ext, format) in [("svg", Format::Svg), ("png", Format::Png)] {
+        let path = dir.join(format!("{}.{ext}", figure.name.get_ref()));
+        // Drawn under a temporary name, then renamed: a reader (or another shard finishing at
+        // the same time) never sees half a picture.
+        let tmp = dir.join(format!(".tmp-{}-{}.{ext}", std::process::id(), figure.name.get_ref()));
+        let drawn = render(figure, data, &tmp, format)
+            .and_then(|()| std::fs::rename(&tmp, &path).with_context(|| format!("writing {}", path.display())));
+        if let Err(e) = drawn {
+            let _ = std::fs::remove_file(&tmp);
+            return Err(e);
+        }
+        written.push(path);
+    }
+    Ok(written)
+}
+
+/// A figure declaration built in code (for figures no experiment file declares).
+pub(crate) fn spec_figure(
+    name: &str,
+    title: &str,
+    x_label: &str,
+    y_label: &str,
+    x_log: bool,
+    y_log: bool,
+) -> FigureSpec {
+    let text = toml::to_string(&toml::toml! {
+        name = name
+        title = title
+        x = "x"
+        y = "y"
+        x_label = x_label
+        y_label = y_label
+        x_log = x_log
+        y_log = y_log
+        error_bars = false
+    })
+    .unwrap_or_default();
+    // Every field above is one FigureSpec declares with the type given.
+    toml::from_str(&text).unwrap_or_else(|e| unreachable!("figure spec built in code does not parse: {e}"))
 }
 
 /// Image format.

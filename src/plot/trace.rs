@@ -1,0 +1,217 @@
+//! `gridsim trace plot`: a trace's arrivals over time and its run time and size distributions,
+//! drawn with the experiment figures' renderer.
+//!
+//! - `arrivals`: jobs submitted per bin (one hour when the trace spans up to 10 days, one day
+//!   beyond), against time from the first submission.
+//! - `runtime-ccdf`: the fraction of jobs whose run time exceeds x, on log-log axes (jobs with
+//!   run time 0 cannot sit on a log axis; the title counts them).
+//! - `size-ccdf`: the fraction of jobs using at least x processors (not drawn for the process
+//!   trace, where every process uses one).
+//! - `nodes-up` (availability traces): how many nodes are up over time, as the experiment's
+//!   `[platform.availability]` would see them (gaps counted as down).
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+use traces::fta::{availability, AvailabilityOptions, FtaReader};
+use traces::job::{read_workload, Selection};
+use traces::TraceFormat;
+
+use super::spec_figure;
+use super::{render_both, FigureData, Panel, Point, Series};
+use crate::tracefile::{self, located};
+
+/// Most points drawn on one curve (a distribution is subsampled evenly in rank).
+const MAX_POINTS: usize = 400;
+
+/// Draws the figures of the trace at `path` into `out`; returns the files written.
+pub fn draw(path: &Path, format: Option<TraceFormat>, out: &Path) -> Result<Vec<PathBuf>> {
+    let opened = tracefile::open(path, format)?;
+    std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let mut written = Vec::new();
+    if opened.format == TraceFormat::Fta {
+        let events: Result<Vec<_>, _> = FtaReader::new(opened.reader).collect();
+        let events = events.map_err(|e| located(path, &e))?;
+        let avail = availability(events, &AvailabilityOptions::default()).map_err(|e| located(path, &e))?;
+        let span = avail.span_s.max(1.0);
+        let steps = 500usize;
+        let points = (0..=steps)
+            .map(|i| {
+                let t = span * i as f64 / steps as f64;
+                let up = avail
+                    .nodes
+                    .iter()
+                    .filter(|n| state_at(n.profile.events(), t) != 0.0)
+                    .count();
+                point(t / 86400.0, up as f64)
+            })
+            .collect();
+        let figure = spec_figure(
+            "nodes-up",
+            &format!("{name}: nodes up ({} nodes)", avail.nodes.len()),
+            "time since the first event (days)",
+            "nodes up",
+            false,
+            false,
+        );
+        written.extend(render_both(&figure, &one_series("nodes up", points), out)?);
+        return Ok(written);
+    }
+
+    let selection = Selection {
+        keep_partial: true,
+        ..Selection::default()
+    };
+    let workload = read_workload(opened.format, opened.reader, &selection).map_err(|e| located(path, &e))?;
+    let jobs = &workload.jobs;
+    if jobs.is_empty() {
+        anyhow::bail!(
+            "{}: no job with a known run time and processor count to draw",
+            path.display()
+        );
+    }
+
+    // Arrivals per bin.
+    let span = jobs.last().map_or(0.0, |j| j.submit_s);
+    let (bin, unit) = if span <= 10.0 * 86400.0 {
+        (3600.0, "hours")
+    } else {
+        (86400.0, "days")
+    };
+    let bins = (span / bin).floor() as usize + 1;
+    let mut counts = vec![0u64; bins];
+    for job in jobs {
+        let i = ((job.submit_s / bin).floor() as usize).min(bins - 1);
+        counts[i] += 1;
+    }
+    let points = counts
+        .iter()
+        .enumerate()
+        .map(|(i, &c)| point(i as f64, c as f64))
+        .collect();
+    let per = if unit == "hours" { "hour" } else { "day" };
+    let figure = spec_figure(
+        "arrivals",
+        &format!("{name}: {} jobs, arrivals per {per}", jobs.len()),
+        &format!("time since the first submission ({unit})"),
+        &format!("jobs submitted per {per}"),
+        false,
+        false,
+    );
+    written.extend(render_both(&figure, &one_series("arrivals", points), out)?);
+
+    // Run time CCDF.
+    let mut runtimes: Vec<f64> = jobs.iter().map(|j| j.runtime_s).collect();
+    let zeros = runtimes.iter().filter(|&&r| r <= 0.0).count();
+    let figure = spec_figure(
+        "runtime-ccdf",
+        &format!("{name}: run time distribution ({zeros} jobs with run time 0 not shown)"),
+        "run time x (s)",
+        "fraction of jobs with run time > x",
+        true,
+        true,
+    );
+    written.extend(render_both(
+        &figure,
+        &one_series("run time", ccdf(&mut runtimes, false)),
+        out,
+    )?);
+
+    // Size CCDF.
+    if opened.format != TraceFormat::Hbd {
+        let mut sizes: Vec<f64> = jobs.iter().map(|j| j.procs as f64).collect();
+        let figure = spec_figure(
+            "size-ccdf",
+            &format!("{name}: job size distribution"),
+            "processors x",
+            "fraction of jobs with at least x processors",
+            true,
+            true,
+        );
+        written.extend(render_both(&figure, &one_series("size", ccdf(&mut sizes, true)), out)?);
+    }
+    Ok(written)
+}
+
+fn point(x: f64, y: f64) -> Point {
+    Point {
+        x,
+        mean: y,
+        lo: y,
+        hi: y,
+        n: 1,
+    }
+}
+
+fn one_series(name: &str, points: Vec<Point>) -> FigureData {
+    FigureData {
+        panels: vec![Panel {
+            title: None,
+            series: vec![Series {
+                name: name.to_string(),
+                points,
+            }],
+        }],
+        categories: None,
+        series_names: vec![name.to_string()],
+        replicated: false,
+    }
+}
+
+/// The empirical complementary distribution at each distinct positive value: P(X > x), or
+/// P(X >= x) when `at_least`; points with probability 0 (the largest value, for P(X > x)) are
+/// left out because they cannot sit on a log axis.
+fn ccdf(values: &mut [f64], at_least: bool) -> Vec<Point> {
+    values.sort_by(f64::total_cmp);
+    let n = values.len() as f64;
+    let mut points = Vec::new();
+    let mut i = 0;
+    while i < values.len() {
+        let x = values[i];
+        let mut j = i;
+        while j < values.len() && values[j] == x {
+            j += 1;
+        }
+        let above = if at_least { values.len() - i } else { values.len() - j };
+        if x > 0.0 && above > 0 {
+            points.push(point(x, above as f64 / n));
+        }
+        i = j;
+    }
+    if points.len() > MAX_POINTS {
+        let step = points.len() as f64 / MAX_POINTS as f64;
+        let last = points.len() - 1;
+        let mut kept: Vec<Point> = (0..MAX_POINTS)
+            .map(|k| points[(k as f64 * step) as usize].clone())
+            .collect();
+        kept.push(points[last].clone());
+        kept.dedup_by(|a, b| a.x == b.x);
+        points = kept;
+    }
+    points
+}
+
+/// The value of a state profile at `t` (on before its first event).
+fn state_at(events: &[(f64, f64)], t: f64) -> f64 {
+    events.iter().take_while(|e| e.0 <= t).last().map_or(1.0, |e| e.1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ccdf_of_a_small_sample() {
+        // 1, 2, 2, 4: P(X > 1) = 3/4, P(X > 2) = 1/4, P(X > 4) = 0 (not drawn).
+        let mut v = vec![4.0, 2.0, 1.0, 2.0];
+        let p: Vec<(f64, f64)> = ccdf(&mut v, false).iter().map(|p| (p.x, p.mean)).collect();
+        assert_eq!(p, vec![(1.0, 0.75), (2.0, 0.25)]);
+        // P(X >= x): 1, 3/4, 1/4.
+        let p: Vec<(f64, f64)> = ccdf(&mut v, true).iter().map(|p| (p.x, p.mean)).collect();
+        assert_eq!(p, vec![(1.0, 1.0), (2.0, 0.75), (4.0, 0.25)]);
+    }
+}
