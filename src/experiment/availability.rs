@@ -243,8 +243,10 @@ fn parse(
                     a.trace.span(),
                     field,
                     format!(
-                        "{}:{e} (read as a SimGrid state profile; set format = \"fta\" for an FTA trace)",
-                        resolved.display()
+                        "{}:{}: {} (read as a SimGrid state profile; set format = \"fta\" for an FTA trace)",
+                        resolved.display(),
+                        e.line,
+                        e.message
                     ),
                 );
                 None

@@ -464,15 +464,17 @@ fn resolve(
 
     // Job trace.
     let job_trace = spec.workload.as_ref().and_then(|w| {
+        // Read (and report on) the trace first, whatever the family, so a mistake in it is
+        // never hidden behind the family's refusal.
+        let entry = workload::resolve(rep, path, w);
         if let Some(f) = family.filter(|f| !f.replays_job_traces()) {
             rep.error(
                 w.span(),
                 "workload",
                 format!("family '{}' does not replay a job trace; remove [workload]", f.name()),
             );
-            return None;
         }
-        workload::resolve(rep, path, w)
+        entry
     });
 
     let family = family?;

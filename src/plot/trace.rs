@@ -52,7 +52,7 @@ pub fn draw(path: &Path, format: Option<TraceFormat>, out: &Path) -> Result<Vec<
             .collect();
         let figure = spec_figure(
             "nodes-up",
-            &format!("{name}: nodes up ({} nodes)", avail.nodes.len()),
+            &format!("nodes up ({} nodes)", avail.nodes.len()),
             "time since the first event (days)",
             "nodes up",
             false,
@@ -77,7 +77,7 @@ pub fn draw(path: &Path, format: Option<TraceFormat>, out: &Path) -> Result<Vec<
 
     // Arrivals per bin.
     let span = jobs.last().map_or(0.0, |j| j.submit_s);
-    let (bin, unit) = if span <= 10.0 * 86400.0 {
+    let (bin, unit) = if span <= 30.0 * 86400.0 {
         (3600.0, "hours")
     } else {
         (86400.0, "days")
@@ -96,7 +96,7 @@ pub fn draw(path: &Path, format: Option<TraceFormat>, out: &Path) -> Result<Vec<
     let per = if unit == "hours" { "hour" } else { "day" };
     let figure = spec_figure(
         "arrivals",
-        &format!("{name}: {} jobs, arrivals per {per}", jobs.len()),
+        &format!("{} jobs, arrivals per {per}", jobs.len()),
         &format!("time since the first submission ({unit})"),
         &format!("jobs submitted per {per}"),
         false,
@@ -109,7 +109,11 @@ pub fn draw(path: &Path, format: Option<TraceFormat>, out: &Path) -> Result<Vec<
     let zeros = runtimes.iter().filter(|&&r| r <= 0.0).count();
     let figure = spec_figure(
         "runtime-ccdf",
-        &format!("{name}: run time distribution ({zeros} jobs with run time 0 not shown)"),
+        &if zeros > 0 {
+            format!("run time distribution ({zeros} jobs with run time 0 not shown)")
+        } else {
+            "run time distribution".to_string()
+        },
         "run time x (s)",
         "fraction of jobs with run time > x",
         true,
@@ -126,7 +130,7 @@ pub fn draw(path: &Path, format: Option<TraceFormat>, out: &Path) -> Result<Vec<
         let mut sizes: Vec<f64> = jobs.iter().map(|j| j.procs as f64).collect();
         let figure = spec_figure(
             "size-ccdf",
-            &format!("{name}: job size distribution"),
+            "job size distribution",
             "processors x",
             "fraction of jobs with at least x processors",
             true,

@@ -1,0 +1,190 @@
+//! `gridsim trace` and trace files named by experiment files, through the built binary and the
+//! library. Expected values come from the bundled logs (read by hand, see
+//! `traces/tests/real_logs.rs`) and from hand-written traces in `tests/data/traces/`.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use gridsim::experiment;
+use gridsim::families;
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn gridsim(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_gridsim"))
+        .args(args)
+        .current_dir(root())
+        .output()
+        .unwrap()
+}
+
+fn json_of(args: &[&str]) -> serde_json::Value {
+    let out = gridsim(args);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+#[test]
+fn info_json_counts_the_bundled_logs() {
+    // KTH: 27992 job lines (`zcat | grep -vc '^;'`); CSD: 184613 lines less the header.
+    let kth = json_of(&["trace", "info", "traces/data/KTH-SP2-1996-2.1-cln.swf.gz", "--json"]);
+    assert_eq!(kth["format"], "swf");
+    assert_eq!(kth["jobs"], 27992);
+    assert_eq!(kth["first_submit_s"], 599850.0);
+    assert_eq!(kth["last_submit_s"], 29363618.0);
+    let csd = json_of(&["trace", "info", "traces/data/CSD-trace.csv.gz", "--json"]);
+    assert_eq!(csd["format"], "hbd");
+    assert_eq!(csd["jobs"], 184612);
+    // `0,0.1,...` (6 s) is the earliest arrival, `479,59.7,...` the latest.
+    assert_eq!(csd["first_submit_s"], 6.0);
+    let last = csd["last_submit_s"].as_f64().unwrap();
+    assert!((last - (479.0 * 3600.0 + 59.7 * 60.0)).abs() < 1e-6);
+}
+
+#[test]
+fn a_bad_trace_names_file_line_and_field_and_exits_non_zero() {
+    let out = gridsim(&["trace", "info", "tests/data/traces/bad-runtime.swf"]);
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("tests/data/traces/bad-runtime.swf:3: field run_time: \"1O\" is not a number"),
+        "{stderr}"
+    );
+    let out = gridsim(&["trace", "info", "tests/data/traces/no-such-file.swf"]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no-such-file.swf: cannot open trace"));
+}
+
+#[test]
+fn plot_writes_svg_and_png() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().to_str().unwrap();
+    let result = gridsim(&["trace", "plot", "traces/data/KTH-SP2-1996-2.1-cln.swf.gz", "--out", out]);
+    assert!(result.status.success(), "{}", String::from_utf8_lossy(&result.stderr));
+    for name in ["arrivals", "runtime-ccdf", "size-ccdf"] {
+        for ext in ["svg", "png"] {
+            let path = dir.path().join(format!("{name}.{ext}"));
+            assert!(std::fs::metadata(&path).unwrap().len() > 1000, "{}", path.display());
+        }
+    }
+    let result = gridsim(&["trace", "plot", "tests/data/traces/two-nodes.tab", "--out", out]);
+    assert!(result.status.success(), "{}", String::from_utf8_lossy(&result.stderr));
+    assert!(dir.path().join("nodes-up.png").exists());
+}
+
+/// An experiment text located in `tests/data/traces/` (so relative paths resolve from there).
+fn load(text: &str) -> Result<experiment::Experiment, experiment::ExperimentError> {
+    let path = root().join("tests/data/traces/experiment.toml");
+    experiment::load_str(&path, text, false, &families::all())
+}
+
+const BOT: &str = r#"
+name = "t"
+family = "bot"
+[params]
+tasks = 40
+task_flops = 5e9
+[[schedulers]]
+name = "wq"
+params = { chunk = 1 }
+"#;
+
+fn with_platform(platform: &str) -> String {
+    format!("{BOT}\n[platform]\nfile = \"../../../platforms/data/small4.toml\"\n{platform}")
+}
+
+#[test]
+fn fta_availability_becomes_state_profiles_on_the_mapped_hosts() {
+    let text = with_platform("[platform.availability]\ntrace = \"two-nodes.tab\"\nexclude = [\"master\"]\n");
+    let e = load(&text).unwrap();
+    let p = &e.platforms[0].platform;
+    let events = |host: &str| {
+        let id = p.host_id(host).unwrap();
+        p.host(id).state_profile.as_ref().map(|s| s.events().to_vec())
+    };
+    // two-nodes.tab, origin 1000 (the earliest start). Node 1 (w1) -> worker-1: on [1000, 1100),
+    // off [1100, 1150), on [1150, 2000), then a gap (off by default) -> (0,1) (100,0) (150,1)
+    // (1000,0). Node 2 (w2) -> worker-2: on [1000, 1500), gap [1500, 1600) off, on from 1600
+    // with no end -> (0,1) (500,0) (600,1).
+    assert_eq!(
+        events("worker-1"),
+        Some(vec![(0.0, 1.0), (100.0, 0.0), (150.0, 1.0), (1000.0, 0.0)])
+    );
+    assert_eq!(events("worker-2"), Some(vec![(0.0, 1.0), (500.0, 0.0), (600.0, 1.0)]));
+    assert_eq!(events("master"), None);
+    // worker-3 keeps its own state file (two nodes, three receiving hosts).
+    assert!(events("worker-3").is_some());
+
+    // The trace is part of the run's identity: the fingerprint differs from the same
+    // experiment without it, and with gaps = "on".
+    let plain = load(&with_platform("")).unwrap();
+    assert_ne!(plain.runs[0].fingerprint, e.runs[0].fingerprint);
+    let on = load(&format!("{text}gaps = \"on\"\n")).unwrap();
+    assert_ne!(on.runs[0].fingerprint, e.runs[0].fingerprint);
+    let worker1 = on.platforms[0].platform.host_id("worker-1").unwrap();
+    let last = *on.platforms[0]
+        .platform
+        .host(worker1)
+        .state_profile
+        .as_ref()
+        .unwrap()
+        .events()
+        .last()
+        .unwrap();
+    assert_eq!(last, (150.0, 1.0)); // no switch-off after 2000 when gaps count as on
+
+    // Hosts that go away slow the bag of tasks down: same run without the trace is faster.
+    let run = |e: &experiment::Experiment| e.family.run(&e.runs[0].spec).unwrap().metrics["makespan_s"];
+    assert!(run(&e) > run(&plain), "{} vs {}", run(&e), run(&plain));
+}
+
+#[test]
+fn availability_mistakes_are_located() {
+    let e = load(&with_platform(
+        "[platform.availability]\ntrace = \"two-nodes.tab\"\nexclude = [\"nobody\"]\n",
+    ))
+    .unwrap_err();
+    let text = e.to_string();
+    assert!(text.contains("platform.availability.exclude"), "{text}");
+    assert!(text.contains("has no host 'nobody'"), "{text}");
+    let e = load(&with_platform(
+        "[platform.availability]\ntrace = \"two-nodes.tab\"\nmap = \"name\"\n",
+    ))
+    .unwrap_err();
+    assert!(
+        e.to_string().contains("no node of 'two-nodes.tab' maps to a host"),
+        "{e}"
+    );
+    let e = load(&with_platform("[platform.availability]\ntrace = \"bad-runtime.swf\"\n")).unwrap_err();
+    assert!(e.to_string().contains("bad-runtime.swf:1"), "{e}");
+}
+
+#[test]
+fn a_workload_trace_is_read_and_refused_by_a_family_that_does_not_replay_jobs() {
+    let text = with_platform("").replace(
+        "[params]",
+        "[workload]\ntrace = \"../../../traces/data/KTH-SP2-1996-2.1-cln.swf.gz\"\nfirst = 10\n\n[params]",
+    );
+    let e = load(&text).unwrap_err().to_string();
+    assert!(e.contains("family 'bot' does not replay a job trace"), "{e}");
+    // The trace's own errors are reported with its file and line, located at `trace =`.
+    let text = with_platform("").replace("[params]", "[workload]\ntrace = \"bad-runtime.swf\"\n\n[params]");
+    let e = load(&text).unwrap_err();
+    let d = e.diagnostics.iter().find(|d| d.field == "workload.trace").unwrap();
+    assert!(
+        d.message
+            .contains("bad-runtime.swf:3: field run_time: \"1O\" is not a number"),
+        "{e}"
+    );
+    assert_eq!(d.line, text.lines().position(|l| l.starts_with("trace =")).unwrap() + 1);
+    // A selection that makes no sense is located at its key.
+    let text = with_platform("").replace(
+        "[params]",
+        "[workload]\ntrace = \"../../../traces/data/KTH-SP2-1996-2.1-cln.swf.gz\"\nwindow_s = [10, 5]\nload_scale = 0\n\n[params]",
+    );
+    let e = load(&text).unwrap_err().to_string();
+    assert!(e.contains("workload.window_s: must be [from, to]"), "{e}");
+    assert!(e.contains("workload.load_scale: must be a positive number"), "{e}");
+}
