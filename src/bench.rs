@@ -39,6 +39,23 @@ pub enum BenchCommand {
         #[arg(long, default_value_t = 200)]
         flows: usize,
     },
+    /// Trace reading: jobs per second parsing an SWF log into a job stream, from gzip and from
+    /// plain text held in memory (no disk time), for the log itself and for a synthetic log
+    /// `--scale` times larger (the log's jobs repeated, each copy shifted past the previous
+    /// one's last submission).
+    ///
+    /// Example: `gridsim bench trace --scale 10`
+    Trace {
+        /// SWF log (plain or gzip).
+        #[arg(long, default_value = "traces/data/KTH-SP2-1996-2.1-cln.swf.gz")]
+        file: std::path::PathBuf,
+        /// How many copies of the log make the large synthetic log.
+        #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..=1000))]
+        scale: u32,
+        /// Timed repetitions of each case; the median is reported.
+        #[arg(long, default_value_t = 5)]
+        repeat: usize,
+    },
 }
 
 pub fn run(command: BenchCommand) -> Result<()> {
@@ -57,6 +74,7 @@ pub fn run(command: BenchCommand) -> Result<()> {
             network_scenario(Arc::new(platform), flows, messages)?;
             Ok(())
         }
+        BenchCommand::Trace { file, scale, repeat } => trace_reading(&file, scale, repeat.max(1)),
     }
 }
 
@@ -164,5 +182,79 @@ fn network_scenario(platform: Arc<Platform>, flows: usize, messages: u64) -> Res
         engine.steps() as f64 / secs / 1e6,
         done as f64 / secs
     );
+    Ok(())
+}
+
+/// `gridsim bench trace`: see [`BenchCommand::Trace`].
+fn trace_reading(file: &std::path::Path, scale: u32, repeat: usize) -> Result<()> {
+    use std::io::{Read, Write};
+    use traces::job::{read_workload, Job, Selection};
+    use traces::swf::SwfReader;
+    use traces::TraceFormat;
+
+    let bytes = std::fs::read(file).with_context(|| format!("reading {}", file.display()))?;
+    let (_, mut reader) = traces::input::decompress(bytes.as_slice())?;
+    let mut text = Vec::new();
+    reader
+        .read_to_end(&mut text)
+        .with_context(|| format!("decompressing {}", file.display()))?;
+    let jobs: Vec<_> = SwfReader::new(text.as_slice())
+        .collect::<Result<_, _>>()
+        .map_err(|e| anyhow::anyhow!("{}:{e}", file.display()))?;
+    let (first, last) = match (jobs.first(), jobs.last()) {
+        (Some(f), Some(l)) => (f.submit_s, l.submit_s),
+        _ => anyhow::bail!("{}: no job", file.display()),
+    };
+    // The large log: copy k shifted by k × (span + 1) s and renumbered, so it stays sorted.
+    let mut large = String::new();
+    for k in 0..scale as usize {
+        for job in &jobs {
+            let mut copy = job.clone();
+            copy.submit_s += k as f64 * (last - first + 1.0);
+            copy.job_number += (k * jobs.len()) as i64;
+            large.push_str(&copy.to_line());
+            large.push('\n');
+        }
+    }
+    let gzip = |plain: &[u8]| -> Result<Vec<u8>> {
+        let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        e.write_all(plain)?;
+        Ok(e.finish()?)
+    };
+    let large_gz = gzip(large.as_bytes())?;
+    println!(
+        "trace reading: {} ({} jobs) and a synthetic log of {} copies ({} jobs); median of {repeat} runs; a job \
+         held costs {} bytes",
+        file.display(),
+        jobs.len(),
+        scale,
+        jobs.len() * scale as usize,
+        std::mem::size_of::<Job>()
+    );
+    let cases: [(&str, &[u8]); 4] = [
+        ("log, as stored", bytes.as_slice()),
+        ("log, plain text", text.as_slice()),
+        ("synthetic, gzip", large_gz.as_slice()),
+        ("synthetic, plain text", large.as_bytes()),
+    ];
+    for (name, input) in cases {
+        let mut times = Vec::new();
+        let mut count = 0;
+        for _ in 0..repeat {
+            let start = Instant::now();
+            let (_, reader) = traces::input::decompress(input)?;
+            let w = read_workload(TraceFormat::Swf, reader, &Selection::default())
+                .map_err(|e| anyhow::anyhow!("{name}:{e}"))?;
+            times.push(start.elapsed().as_secs_f64());
+            count = w.jobs.len();
+        }
+        times.sort_by(f64::total_cmp);
+        let median = times[times.len() / 2];
+        println!(
+            "  {name:<24} {count:>9} jobs  {median:>8.4} s  {:>6.2} M jobs/s  ({} MB of input)",
+            count as f64 / median / 1e6,
+            input.len() as f64 / 1e6
+        );
+    }
     Ok(())
 }

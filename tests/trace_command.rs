@@ -2,7 +2,7 @@
 //! library. Expected values come from the bundled logs (read by hand, see
 //! `traces/tests/real_logs.rs`) and from hand-written traces in `tests/data/traces/`.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Command;
 
 use gridsim::experiment;

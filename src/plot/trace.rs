@@ -28,10 +28,6 @@ const MAX_POINTS: usize = 400;
 pub fn draw(path: &Path, format: Option<TraceFormat>, out: &Path) -> Result<Vec<PathBuf>> {
     let opened = tracefile::open(path, format)?;
     std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
     let mut written = Vec::new();
     if opened.format == TraceFormat::Fta {
         let events: Result<Vec<_>, _> = FtaReader::new(opened.reader).collect();

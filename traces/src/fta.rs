@@ -151,9 +151,10 @@ const MISSING: &str = "NULL";
 
 impl FtaEvent {
     /// The event as one tab-separated line, `NULL` for a missing end time or reason, numbers in
-    /// shortest round-trip form: reading it back gives an identical record, provided the node
-    /// name has no tab or line break and no surrounding white space, and an `Other` type's code
-    /// is neither 0 nor 1.
+    /// shortest round-trip form: reading it back gives an identical record, provided the record
+    /// is one the reader could return (times finite, non-negative and in order, reason
+    /// non-negative, node name without tab, line break or surrounding white space, an `Other`
+    /// type's code neither 0 nor 1).
     pub fn to_line(&self) -> String {
         [
             self.event_id.to_string(),

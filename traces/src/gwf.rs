@@ -203,8 +203,9 @@ impl GwfJob {
     }
 
     /// The job as one GWF line (fields separated by one space, `-1` for unknown, numbers in
-    /// shortest round-trip form): reading it back gives an identical record, provided every
-    /// token field is non-empty, has no whitespace and is not `-1`.
+    /// shortest round-trip form): reading it back gives an identical record, provided the record
+    /// is one the reader could return (job id and numbers non-negative and finite, token fields
+    /// non-empty, without white space and not `-1`).
     pub fn to_line(&self) -> String {
         let f = format_optional;
         let t = |s: &Option<String>| s.clone().unwrap_or_else(|| "-1".to_string());

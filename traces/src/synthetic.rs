@@ -3,24 +3,24 @@
 //! Source of the workload description: X. Qin, H. Jiang, Y. Zhu and D. R. Swanson, "A feedback
 //! control mechanism for balancing I/O- and memory-intensive applications on clusters"
 //! (`shared/papers/wal-fc-feedback-load-balancing.md`), §4.2 and §5.1. The paper replays the
-//! process traces of Harchol-Balter & Downey (its [9]) with a Pareto memory demand (after Zhang
-//! et al., its [27]) and a uniform I/O access rate added to every job. These generators draw the
-//! same quantities from closed-form distributions, so a study can sweep them or run without the
-//! trace.
+//! process traces of Harchol-Balter & Downey (its \[9\]) with a Pareto memory demand (after
+//! Zhang et al., its \[27\]) and a uniform I/O access rate added to every job. These generators
+//! draw the same quantities from closed-form distributions, so a study can sweep them or run
+//! without the trace.
 //!
 //! | generator | distribution | parameters (default) | mean | source |
 //! |---|---|---|---|---|
-//! | [`HbdLifetime`] | bounded Pareto on `[L, H]` | `shape_a` (1), `min_s` = L (1 s), `max_s` = H (1573.5 s) | see below | HBD [9], as used in §5.1 |
-//! | [`ParetoMemory`] | Pareto, scale `x_m = mean (a − 1)/a` | `mean_bytes` (4 MiB), `shape` (2) | `mean_bytes` | §4.2 ("Pareto … mean size of 4 Mbytes [27]") |
-//! | [`PoissonArrivals`] | exponential gaps | `rate_per_s` = λ, or ρ k / E[S] | gap `1/λ` | M/G/k offered load; the paper's arrivals come from its traces |
+//! | [`HbdLifetime`] | bounded Pareto on `[L, H]` | `shape_a` (1), `min_s` = L (1 s), `max_s` = H (1573.5 s) | see below | HBD \[9\], as used in §5.1 |
+//! | [`ParetoMemory`] | Pareto, scale `x_m = mean (a − 1)/a` | `mean_bytes` (4 MiB), `shape` (2) | `mean_bytes` | §4.2 ("Pareto … mean size of 4 Mbytes \[27\]") |
+//! | [`PoissonArrivals`] | exponential gaps | `rate_per_s` = λ, or `ρ k / E[S]` | gap `1/λ` | M/G/k offered load; the paper's arrivals come from its traces |
 //! | [`UniformIoRate`] | uniform on `[lo, hi]` (`[0, 2m]` from a mean m) | `mean` (swept, no default) | `(lo + hi)/2` | §5.1 ("uniform distribution"), §5.2–5.5 sweep the mean |
 //!
 //! # Process lifetimes (Harchol-Balter & Downey)
 //!
 //! M. Harchol-Balter and A. B. Downey, "Exploiting Process Lifetime Distributions for Dynamic
 //! Load Balancing", ACM TOCS 15(3), 1997: for processes older than 1 s,
-//! `P(L > x | L > 1 s) = x^(−a)`, with `a ≈ 1` as the rule of thumb (their fits across machines
-//! ranged about 0.8–1.3; the Parallel Workloads Archive's model page quotes `k = −1` as "a
+//! `P(L > x | L > 1 s) = x^(−a)`, with `a = 1` as their rule of thumb (the Parallel Workloads
+//! Archive's summary of the model gives `0.8 < a < 1.3` across workloads, `a = 1` being "a
 //! reasonable default"). That is a Pareto tail above `L = 1 s`. With `a ≤ 1` its mean is infinite,
 //! so a simulation with a finite run needs a bound: the lifetime is truncated at `H` (a bounded
 //! Pareto), whose survival function is

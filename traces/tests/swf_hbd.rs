@@ -1,8 +1,6 @@
 //! SWF and process-trace readers on crafted files, one per oddity the formats allow or forbid,
 //! and round trips through their writers.
 
-use std::io::BufRead;
-
 use proptest::prelude::*;
 use traces::hbd::{HbdReader, ProcessRecord};
 use traces::info::{summarize, TraceInfo};
@@ -230,8 +228,8 @@ proptest! {
         let text = lines.join("\n");
         let (_, reader) = decompress(text.as_bytes()).unwrap();
         let _ = summarize(TraceFormat::Swf, reader);
-        let mut r = SwfReader::new(std::io::BufReader::new(text.as_bytes()));
-        while let Some(item) = r.next() { let _ = item; }
-        let _ = std::io::BufReader::new(text.as_bytes()).fill_buf();
+        for item in SwfReader::new(text.as_bytes()) {
+            let _ = item;
+        }
     }
 }
