@@ -61,13 +61,12 @@
 //!   digits after a non-digit prefix (`U123` → 123), else unknown. Two prefixes in one trace
 //!   (`U1`, `G1`) would share a number; the number only groups jobs by user.
 
-use std::fmt::Write as _;
 use std::io::BufRead;
 
 use crate::error::TraceError;
 use crate::field::{format_optional, format_optional_id, number, optional, optional_id};
-use crate::input::Lines;
 use crate::job::{job_from_fields, DropReason, Job};
+use crate::records::{split_fields, Header, JobLines};
 
 /// The 29 field names, in file order, as error messages name them.
 pub const FIELDS: [&str; 29] = [
@@ -244,125 +243,26 @@ impl GwfJob {
     }
 }
 
-/// The header: `Key: value` pairs in file order (a key may repeat).
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct GwfHeader {
-    /// The pairs, continuation lines joined to their value with a newline; text before any key
-    /// has the empty key.
-    pub entries: Vec<(String, String)>,
-}
-
-impl GwfHeader {
-    /// The first value of `key` (case-sensitive, as written in the trace).
-    pub fn get(&self, key: &str) -> Option<&str> {
-        self.entries.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str())
-    }
-
-    /// The header as `#` lines.
-    pub fn to_text(&self) -> String {
-        let mut out = String::new();
-        for (key, value) in &self.entries {
-            let mut parts = value.split('\n');
-            let first = parts.next().unwrap_or("");
-            // A key-less entry is written without `: `, so that it reads back key-less.
-            let indent = if key.is_empty() {
-                let _ = writeln!(out, "# {first}");
-                2
-            } else {
-                let _ = writeln!(out, "# {key}: {first}");
-                key.len() + 4
-            };
-            for more in parts {
-                let _ = writeln!(out, "#{:width$}{more}", "", width = indent - 1);
-            }
-        }
-        out
-    }
-
-    fn absorb(&mut self, comment: &str) {
-        let text = comment.trim();
-        if text.is_empty() {
-            return;
-        }
-        if let Some((key, value)) = text.split_once(':') {
-            if !key.is_empty() && key.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') {
-                self.entries.push((key.to_string(), value.trim().to_string()));
-                return;
-            }
-        }
-        match self.entries.last_mut() {
-            Some((_, value)) => {
-                value.push('\n');
-                value.push_str(text);
-            }
-            None => self.entries.push((String::new(), text.to_string())),
-        }
-    }
-}
+/// The header: `Key: value` pairs from the `#` lines before the first job; text before any
+/// key (such as a line of column titles) has the empty key.
+pub type GwfHeader = Header;
 
 /// Streams the jobs of a GWF trace; see the module docs.
 pub struct GwfReader<R> {
-    lines: Lines<R>,
-    header: GwfHeader,
-    in_header: bool,
-    previous_submit: Option<(f64, u64)>,
+    lines: JobLines<R>,
 }
 
 impl<R: BufRead> GwfReader<R> {
     /// Reads GWF text (already decompressed, see [`crate::input::decompress`]).
     pub fn new(input: R) -> GwfReader<R> {
         GwfReader {
-            lines: Lines::new(input),
-            header: GwfHeader::default(),
-            in_header: true,
-            previous_submit: None,
+            lines: JobLines::new(input, '#', "GWF"),
         }
     }
 
     /// The header lines read so far (all of them once the first job has been returned).
     pub fn header(&self) -> &GwfHeader {
-        &self.header
-    }
-
-    fn next_job(&mut self) -> Option<Result<GwfJob, TraceError>> {
-        loop {
-            let (n, text) = match self.lines.next_line()? {
-                Ok(line) => line,
-                Err(e) => return Some(Err(e)),
-            };
-            // ASCII trimming only: the fields are split on ASCII whitespace, and trimming other
-            // white space would cut it off a token field and break reading back what was written.
-            let trimmed = text.trim_ascii();
-            if let Some(comment) = trimmed.strip_prefix('#') {
-                if self.in_header {
-                    self.header.absorb(comment);
-                }
-                continue;
-            }
-            if trimmed.is_empty() {
-                continue;
-            }
-            self.in_header = false;
-            let job = parse_line(n, trimmed);
-            if let Ok(job) = &job {
-                if let Some((previous, at)) = self.previous_submit {
-                    if job.submit_s < previous {
-                        return Some(Err(TraceError::field(
-                            n,
-                            FIELDS[1],
-                            format!(
-                                "{} comes before the previous job's {previous} (line {at}); GWF traces are sorted by \
-                                 submit time and unsorted ones are refused, not reordered (sort the job lines \
-                                 numerically by their second field)",
-                                job.submit_s
-                            ),
-                        )));
-                    }
-                }
-                self.previous_submit = Some((job.submit_s, n));
-            }
-            return Some(job);
-        }
+        self.lines.header()
     }
 }
 
@@ -370,26 +270,14 @@ impl<R: BufRead> Iterator for GwfReader<R> {
     type Item = Result<GwfJob, TraceError>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        self.next_job()
+        let job = self.lines.next_job(parse_line)?;
+        Some(job.and_then(|(n, job)| self.lines.check_sorted(n, job.submit_s, FIELDS[1]).map(|()| job)))
     }
 }
 
 /// Parses one job line (no comment, not blank) found at line `n`.
 pub fn parse_line(n: u64, text: &str) -> Result<GwfJob, TraceError> {
-    let mut tokens = [""; 29];
-    let mut count = 0;
-    for token in text.split_ascii_whitespace() {
-        if count < 29 {
-            tokens[count] = token;
-        }
-        count += 1;
-    }
-    if count != 29 {
-        return Err(TraceError::line(
-            n,
-            format!("{count} fields; a GWF job line has 29 (whitespace-separated, -1 for unknown)"),
-        ));
-    }
+    let tokens = split_fields::<29>(n, text, "GWF")?;
     let f = |i: usize| optional(n, FIELDS[i], tokens[i]);
     let t = |i: usize| (tokens[i] != "-1").then(|| tokens[i].to_string());
     let job_id = match optional_id(n, FIELDS[0], tokens[0])? {
@@ -439,7 +327,7 @@ pub fn parse_line(n: u64, text: &str) -> Result<GwfJob, TraceError> {
 
 /// A whole trace as text: the header, then one line per job.
 pub fn to_text(header: &GwfHeader, jobs: &[GwfJob]) -> String {
-    let mut out = header.to_text();
+    let mut out = header.to_text('#');
     for job in jobs {
         out.push_str(&job.to_line());
         out.push('\n');

@@ -25,6 +25,7 @@ pub mod hbd;
 pub mod info;
 pub mod input;
 pub mod job;
+pub mod records;
 pub mod swf;
 pub mod synthetic;
 

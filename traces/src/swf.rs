@@ -28,12 +28,11 @@
 //!   submit time, a reader that streams cannot sort, and silently reordering would hide a
 //!   damaged file. The message names both lines.
 
-use std::fmt::Write as _;
 use std::io::BufRead;
 
 use crate::error::TraceError;
 use crate::field::{format_optional, format_optional_id, number, optional, optional_id};
-use crate::input::Lines;
+use crate::records::{split_fields, Header, JobLines};
 
 /// The 18 field names, in file order, as error messages name them.
 pub const FIELDS: [&str; 18] = [
@@ -167,132 +166,25 @@ impl SwfJob {
     }
 }
 
-/// The header: `Key: value` pairs in file order (a key may repeat, as `Note` does).
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct SwfHeader {
-    /// The pairs, continuation lines joined to their value with a newline.
-    pub entries: Vec<(String, String)>,
-}
-
-impl SwfHeader {
-    /// The first value of `key` (case-sensitive, as written in the archive).
-    pub fn get(&self, key: &str) -> Option<&str> {
-        self.entries.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str())
-    }
-
-    /// The header as `;` lines.
-    pub fn to_text(&self) -> String {
-        let mut out = String::new();
-        for (key, value) in &self.entries {
-            let mut parts = value.split('\n');
-            if key.is_empty() {
-                let _ = writeln!(out, "; {value}");
-                continue;
-            }
-            let _ = writeln!(out, "; {key}: {}", parts.next().unwrap_or(""));
-            for more in parts {
-                let _ = writeln!(out, ";{:width$}{more}", "", width = key.len() + 3);
-            }
-        }
-        out
-    }
-
-    /// Takes one `;` line (without the `;`). `Key: value` starts an entry; an indented line
-    /// right after an entry continues its value (`; Information: http://...` then
-    /// `;              http://...`); any other text is a free comment, kept with an empty key.
-    fn absorb(&mut self, comment: &str, continues: bool) -> bool {
-        let text = comment.trim();
-        if text.is_empty() {
-            return false;
-        }
-        let indented = comment.starts_with("  ") || comment.starts_with('\t');
-        if !indented {
-            if let Some((key, value)) = text.split_once(':') {
-                let is_key = !key.is_empty() && key.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
-                if is_key && (value.is_empty() || value.starts_with([' ', '\t'])) {
-                    self.entries.push((key.to_string(), value.trim().to_string()));
-                    return true;
-                }
-            }
-        }
-        match self.entries.last_mut() {
-            Some((_, value)) if continues && indented => value.push('\n'),
-            _ => {
-                self.entries.push((String::new(), text.to_string()));
-                return false;
-            }
-        }
-        if let Some((_, value)) = self.entries.last_mut() {
-            value.push_str(text);
-        }
-        true
-    }
-}
+/// The header: `Key: value` pairs from the `;` lines before the first job.
+pub type SwfHeader = Header;
 
 /// Streams the jobs of an SWF log; see the module docs.
 pub struct SwfReader<R> {
-    lines: Lines<R>,
-    header: SwfHeader,
-    in_header: bool,
-    /// Whether the last header line may be continued.
-    continues: bool,
-    previous_submit: Option<(f64, u64)>,
+    lines: JobLines<R>,
 }
 
 impl<R: BufRead> SwfReader<R> {
     /// Reads SWF text (already decompressed, see [`crate::input::decompress`]).
     pub fn new(input: R) -> SwfReader<R> {
         SwfReader {
-            lines: Lines::new(input),
-            header: SwfHeader::default(),
-            in_header: true,
-            continues: false,
-            previous_submit: None,
+            lines: JobLines::new(input, ';', "SWF"),
         }
     }
 
     /// The header lines read so far (all of them once the first job has been returned).
     pub fn header(&self) -> &SwfHeader {
-        &self.header
-    }
-
-    fn next_job(&mut self) -> Option<Result<SwfJob, TraceError>> {
-        loop {
-            let (n, text) = match self.lines.next_line()? {
-                Ok(line) => line,
-                Err(e) => return Some(Err(e)),
-            };
-            let trimmed = text.trim();
-            if let Some(comment) = trimmed.strip_prefix(';') {
-                if self.in_header {
-                    self.continues = self.header.absorb(comment, self.continues);
-                }
-                continue;
-            }
-            if trimmed.is_empty() {
-                continue;
-            }
-            self.in_header = false;
-            let job = parse_line(n, trimmed);
-            if let Ok(job) = &job {
-                if let Some((previous, at)) = self.previous_submit {
-                    if job.submit_s < previous {
-                        return Some(Err(TraceError::field(
-                            n,
-                            "submit_time",
-                            format!(
-                                "{} comes before the previous job's {previous} (line {at}); SWF logs are sorted by \
-                                 submit time and unsorted ones are refused, not reordered (sort the job lines \
-                                 numerically by their second field)",
-                                job.submit_s
-                            ),
-                        )));
-                    }
-                }
-                self.previous_submit = Some((job.submit_s, n));
-            }
-            return Some(job);
-        }
+        self.lines.header()
     }
 }
 
@@ -300,26 +192,14 @@ impl<R: BufRead> Iterator for SwfReader<R> {
     type Item = Result<SwfJob, TraceError>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        self.next_job()
+        let job = self.lines.next_job(parse_line)?;
+        Some(job.and_then(|(n, job)| self.lines.check_sorted(n, job.submit_s, FIELDS[1]).map(|()| job)))
     }
 }
 
 /// Parses one job line (no comment, not blank) found at line `n`.
 pub fn parse_line(n: u64, text: &str) -> Result<SwfJob, TraceError> {
-    let mut tokens = [""; 18];
-    let mut count = 0;
-    for token in text.split_ascii_whitespace() {
-        if count < 18 {
-            tokens[count] = token;
-        }
-        count += 1;
-    }
-    if count != 18 {
-        return Err(TraceError::line(
-            n,
-            format!("{count} fields; an SWF job line has 18 (whitespace-separated, -1 for unknown)"),
-        ));
-    }
+    let tokens = split_fields::<18>(n, text, "SWF")?;
     let f = |i: usize| optional(n, FIELDS[i], tokens[i]);
     let id = |i: usize| optional_id(n, FIELDS[i], tokens[i]);
     let job_number = match id(0)? {
@@ -361,7 +241,7 @@ pub fn parse_line(n: u64, text: &str) -> Result<SwfJob, TraceError> {
 
 /// A whole log as text: the header, then one line per job.
 pub fn to_text(header: &SwfHeader, jobs: &[SwfJob]) -> String {
-    let mut out = header.to_text();
+    let mut out = header.to_text(';');
     for job in jobs {
         out.push_str(&job.to_line());
         out.push('\n');

@@ -203,7 +203,7 @@ fn gwf_wrong_field_counts() {
     let line17 = "1 0 0 10 1 -1 -1 1 -1 -1 1 1 1 1 1 1 1";
     let e = gwf_err(line17);
     assert_eq!((e.line, e.field.as_deref()), (1, None));
-    assert!(e.message.starts_with("17 fields; a GWF job line has 29"), "{e}");
+    assert!(e.message.starts_with("17 fields; GWF job lines have 29"), "{e}");
     let line30 = format!("{} extra", gwf_line("1 0 0 10 1"));
     assert!(gwf_err(&line30).message.starts_with("30 fields;"));
 }
@@ -853,7 +853,7 @@ proptest! {
             let mut reader = GwfReader::new(r);
             let count = reader.by_ref().count();
             prop_assert!(count <= input.len() + 1);
-            let _ = reader.header().to_text();
+            let _ = reader.header().to_text('#');
         };
         if let Ok((_, r)) = decompress(&input[..]) {
             let events: Vec<FtaEvent> = FtaReader::new(r).filter_map(Result::ok).collect();

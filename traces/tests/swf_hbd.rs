@@ -104,7 +104,7 @@ const GOOD: &str = "1 0 0 10 1 -1 -1 1 60 -1 1 1 1 -1 -1 -1 -1 -1\n";
 fn each_bad_line_gets_its_own_message() {
     let e = first_error(&format!("{GOOD}2 5 0 10 1 -1 -1 1 60 -1 1 1 1 -1 -1 -1 -1\n"));
     assert_eq!(e.line, 2);
-    assert!(e.message.starts_with("17 fields; an SWF job line has 18"), "{e}");
+    assert!(e.message.starts_with("17 fields; SWF job lines have 18"), "{e}");
 
     let e = first_error("1 0 0 1O 1 -1 -1 1 60 -1 1 1 1 -1 -1 -1 -1 -1\n");
     assert_eq!(e.to_string(), "1: field run_time: \"1O\" is not a number");
