@@ -61,12 +61,10 @@
 //!   digits after a non-digit prefix (`U123` → 123), else unknown. Two prefixes in one trace
 //!   (`U1`, `G1`) would share a number; the number only groups jobs by user.
 
-use std::io::BufRead;
-
 use crate::error::TraceError;
 use crate::field::{format_optional, format_optional_id, number, optional, optional_id};
 use crate::job::{job_from_fields, DropReason, Job};
-use crate::records::{split_fields, Header, JobLines};
+use crate::records::{split_fields, Header, JobReader, JobRecord};
 
 /// The 29 field names, in file order, as error messages name them.
 pub const FIELDS: [&str; 29] = [
@@ -247,31 +245,20 @@ impl GwfJob {
 /// key (such as a line of column titles) has the empty key.
 pub type GwfHeader = Header;
 
-/// Streams the jobs of a GWF trace; see the module docs.
-pub struct GwfReader<R> {
-    lines: JobLines<R>,
-}
+/// Streams the jobs of a GWF file; see the module docs.
+pub type GwfReader<R> = JobReader<R, GwfJob>;
 
-impl<R: BufRead> GwfReader<R> {
-    /// Reads GWF text (already decompressed, see [`crate::input::decompress`]).
-    pub fn new(input: R) -> GwfReader<R> {
-        GwfReader {
-            lines: JobLines::new(input, '#', "GWF"),
-        }
+impl JobRecord for GwfJob {
+    const FORMAT: &'static str = "GWF";
+    const MARKER: char = '#';
+    const SUBMIT_FIELD: &'static str = FIELDS[1];
+
+    fn parse(n: u64, text: &str) -> Result<GwfJob, TraceError> {
+        parse_line(n, text)
     }
 
-    /// The header lines read so far (all of them once the first job has been returned).
-    pub fn header(&self) -> &GwfHeader {
-        self.lines.header()
-    }
-}
-
-impl<R: BufRead> Iterator for GwfReader<R> {
-    type Item = Result<GwfJob, TraceError>;
-
-    fn next(&mut self) -> Option<Self::Item> {
-        let job = self.lines.next_job(parse_line)?;
-        Some(job.and_then(|(n, job)| self.lines.check_sorted(n, job.submit_s, FIELDS[1]).map(|()| job)))
+    fn submit_s(&self) -> f64 {
+        self.submit_s
     }
 }
 

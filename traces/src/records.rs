@@ -1,8 +1,9 @@
-//! What SWF and GWF share: comment headers of `Key: value` pairs, job lines of a fixed number of
+//! What SWF and GWF share (and [`JobReader`] reads): comment headers of `Key: value` pairs, job lines of a fixed number of
 //! whitespace-separated fields, and the rule that job lines are sorted by submit time.
 
 use std::fmt::Write as _;
 use std::io::BufRead;
+use std::marker::PhantomData;
 
 use crate::error::TraceError;
 use crate::input::Lines;
@@ -74,42 +75,50 @@ impl Header {
     }
 }
 
-/// The job lines of an SWF-like file: comments before the first job go to the header, later
-/// ones and blank lines are skipped.
-pub(crate) struct JobLines<R> {
+/// A job record of an SWF-like format: one line of fixed fields, sorted by submit time.
+pub trait JobRecord: Sized {
+    /// The format's name in messages (`SWF`).
+    const FORMAT: &'static str;
+    /// The character that starts a comment line.
+    const MARKER: char;
+    /// The submit time's field name.
+    const SUBMIT_FIELD: &'static str;
+    /// Parses one job line (no comment, not blank) found at line `n`.
+    fn parse(n: u64, text: &str) -> Result<Self, TraceError>;
+    /// Submission, seconds.
+    fn submit_s(&self) -> f64;
+}
+
+/// Streams the jobs of an SWF-like file: comments before the first job go to the header, later
+/// ones and blank lines are skipped, and a job submitted before the previous one is refused.
+pub struct JobReader<R, J> {
     lines: Lines<R>,
-    marker: char,
-    format: &'static str,
     header: Header,
     in_header: bool,
     continues: bool,
     previous_submit: Option<(f64, u64)>,
+    job: PhantomData<J>,
 }
 
-impl<R: BufRead> JobLines<R> {
-    /// Job lines of `format` (named in messages) whose comments start with `marker`.
-    pub(crate) fn new(input: R, marker: char, format: &'static str) -> JobLines<R> {
-        JobLines {
+impl<R: BufRead, J: JobRecord> JobReader<R, J> {
+    /// Reads text already decompressed (see [`crate::input::decompress`]).
+    pub fn new(input: R) -> JobReader<R, J> {
+        JobReader {
             lines: Lines::new(input),
-            marker,
-            format,
             header: Header::default(),
             in_header: true,
             continues: false,
             previous_submit: None,
+            job: PhantomData,
         }
     }
 
-    pub(crate) fn header(&self) -> &Header {
+    /// The header lines read so far (all of them once the first job has been returned).
+    pub fn header(&self) -> &Header {
         &self.header
     }
 
-    /// The next job line, trimmed of ASCII white space, parsed by `parse` (given the line's
-    /// number and text); the parsed job's line number comes with it.
-    pub(crate) fn next_job<T>(
-        &mut self,
-        parse: impl FnOnce(u64, &str) -> Result<T, TraceError>,
-    ) -> Option<Result<(u64, T), TraceError>> {
+    fn next_job(&mut self) -> Option<Result<J, TraceError>> {
         loop {
             let (n, text) = match self.lines.next_line()? {
                 Ok(line) => line,
@@ -118,7 +127,7 @@ impl<R: BufRead> JobLines<R> {
             // ASCII trimming only: fields are split on ASCII white space, and trimming other
             // white space would cut it off a text field and break reading back what was written.
             let trimmed = text.trim_ascii();
-            if let Some(comment) = trimmed.strip_prefix(self.marker) {
+            if let Some(comment) = trimmed.strip_prefix(J::MARKER) {
                 if self.in_header {
                     self.continues = self.header.absorb(comment, self.continues);
                 }
@@ -128,28 +137,36 @@ impl<R: BufRead> JobLines<R> {
                 continue;
             }
             self.in_header = false;
-            return Some(parse(n, trimmed).map(|job| (n, job)));
+            return Some(J::parse(n, trimmed).and_then(|job| self.check_sorted(n, job)));
         }
     }
 
-    /// Checks that the job at line `n` is not submitted before the previous one.
-    pub(crate) fn check_sorted(&mut self, n: u64, submit_s: f64, field: &str) -> Result<(), TraceError> {
+    fn check_sorted(&mut self, n: u64, job: J) -> Result<J, TraceError> {
+        let submit_s = job.submit_s();
         if let Some((previous, at)) = self.previous_submit {
             if submit_s < previous {
                 return Err(TraceError::field(
                     n,
-                    field,
+                    J::SUBMIT_FIELD,
                     format!(
                         "{submit_s} comes before the previous job's {previous} (line {at}); {} files are sorted by \
                          submit time and unsorted ones are refused, not reordered (sort the job lines numerically \
                          by their second field)",
-                        self.format
+                        J::FORMAT
                     ),
                 ));
             }
         }
         self.previous_submit = Some((submit_s, n));
-        Ok(())
+        Ok(job)
+    }
+}
+
+impl<R: BufRead, J: JobRecord> Iterator for JobReader<R, J> {
+    type Item = Result<J, TraceError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        self.next_job()
     }
 }
 

@@ -28,11 +28,9 @@
 //!   submit time, a reader that streams cannot sort, and silently reordering would hide a
 //!   damaged file. The message names both lines.
 
-use std::io::BufRead;
-
 use crate::error::TraceError;
 use crate::field::{format_optional, format_optional_id, number, optional, optional_id};
-use crate::records::{split_fields, Header, JobLines};
+use crate::records::{split_fields, Header, JobReader, JobRecord};
 
 /// The 18 field names, in file order, as error messages name them.
 pub const FIELDS: [&str; 18] = [
@@ -169,31 +167,20 @@ impl SwfJob {
 /// The header: `Key: value` pairs from the `;` lines before the first job.
 pub type SwfHeader = Header;
 
-/// Streams the jobs of an SWF log; see the module docs.
-pub struct SwfReader<R> {
-    lines: JobLines<R>,
-}
+/// Streams the jobs of an SWF file; see the module docs.
+pub type SwfReader<R> = JobReader<R, SwfJob>;
 
-impl<R: BufRead> SwfReader<R> {
-    /// Reads SWF text (already decompressed, see [`crate::input::decompress`]).
-    pub fn new(input: R) -> SwfReader<R> {
-        SwfReader {
-            lines: JobLines::new(input, ';', "SWF"),
-        }
+impl JobRecord for SwfJob {
+    const FORMAT: &'static str = "SWF";
+    const MARKER: char = ';';
+    const SUBMIT_FIELD: &'static str = FIELDS[1];
+
+    fn parse(n: u64, text: &str) -> Result<SwfJob, TraceError> {
+        parse_line(n, text)
     }
 
-    /// The header lines read so far (all of them once the first job has been returned).
-    pub fn header(&self) -> &SwfHeader {
-        self.lines.header()
-    }
-}
-
-impl<R: BufRead> Iterator for SwfReader<R> {
-    type Item = Result<SwfJob, TraceError>;
-
-    fn next(&mut self) -> Option<Self::Item> {
-        let job = self.lines.next_job(parse_line)?;
-        Some(job.and_then(|(n, job)| self.lines.check_sorted(n, job.submit_s, FIELDS[1]).map(|()| job)))
+    fn submit_s(&self) -> f64 {
+        self.submit_s
     }
 }
 
