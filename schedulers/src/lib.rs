@@ -3,4 +3,5 @@
 #![warn(missing_docs)]
 
 pub mod bot;
+pub mod cluster;
 pub mod skeleton;

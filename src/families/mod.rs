@@ -2,16 +2,18 @@
 //! file here implementing [`Family`] and one line in [`all`].
 
 mod bot;
+mod cluster;
 mod skeleton;
 
 use crate::family::Family;
 
 pub use bot::BagOfTasks;
+pub use cluster::ClusterFamily;
 pub use skeleton::{AltSkeletons, Amoget};
 
 /// Every family, in the order `gridsim list` shows them.
 pub fn all() -> Vec<&'static dyn Family> {
-    vec![&BagOfTasks, &Amoget, &AltSkeletons]
+    vec![&BagOfTasks, &ClusterFamily, &Amoget, &AltSkeletons]
 }
 
 /// The family with this name.

@@ -1,0 +1,456 @@
+//! The cluster job stream on the engine: arrivals, placement, CPU bursts, explicit I/O and page
+//! faults on each node's FCFS disk, remote execution, and the feedback loop.
+//!
+//! A job `u` with CPU demand `t_u` alternates CPU bursts and blocking accesses. Its accesses form
+//! a Poisson process in its own CPU time with rate `λ_u + pf_u`, where `pf_u` is the node's
+//! page-fault rate of eq. 4.3 at the start of the burst (re-evaluated at every burst, since the
+//! node's memory load changes). An access is explicit with probability `λ_u / (λ_u + pf_u)`,
+//! else a page fault. An explicit access hits the I/O buffer with the probability of eq. 5.4 on
+//! the node's current jobs and costs nothing; a miss is a disk request of a Gamma-distributed
+//! size (mean `request_mean_bytes`, standard deviation `request_sd_bytes`) served FCFS in
+//! `seek + size / rate`. A page fault is a disk request taking `page_fault_service_s`. CPU
+//! bursts are execs on the node's one core, which the engine shares equally among the bursts in
+//! progress (processor sharing, the zero-quantum limit of round robin); a burst that starts
+//! while another is in progress pays one context switch (`context_switch_s`) of extra CPU work.
+//!
+//! A job placed away from home is a remote execution: after the fixed cost `e` its initial data
+//! `d_u` is read from the home disk, sent over the platform's network and written to the
+//! destination disk (each an engine activity, so they queue and share like everything else);
+//! then it starts. It is counted on the destination from the moment it is placed.
+//!
+//! Slowdown (eq. 3.1) is `(t_f − t_a) / (t_CPU + t_IO)`: `t_CPU = t_u`, and `t_IO` is the sum of
+//! the service times of the disk requests the job itself made (its buffer misses and page
+//! faults), i.e. the time those requests take on an otherwise idle disk. Queueing, CPU sharing,
+//! context switches and remote execution are in the numerator only, so every slowdown is ≥ 1.
+
+use rand::Rng;
+use rand_chacha::ChaCha8Rng;
+use rand_distr::{Distribution, Exp, Gamma};
+use sim_core::platform::{DiskId, HostId};
+use sim_core::{rng, Application, Engine, EngineStats, IoOp, Notification, Simulation};
+
+use super::balancer::{ClusterView, FeedbackController, LoadBalancer};
+use super::config::ClusterConfig;
+use super::load::{hit_probability, page_fault_rate, JobLoad};
+
+/// One job of the stream.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ClusterJob {
+    /// Arrival, s.
+    pub arrival_s: f64,
+    /// The node it arrives at (index into [`ClusterSetup::nodes`]).
+    pub home: usize,
+    /// Its demands.
+    pub load: JobLoad,
+}
+
+/// Everything a run needs besides the policies.
+#[derive(Clone, Debug)]
+pub struct ClusterSetup {
+    /// The nodes' hosts, in node order.
+    pub nodes: Vec<HostId>,
+    /// Each node's FCFS disk.
+    pub disks: Vec<DiskId>,
+    /// Model parameters.
+    pub config: ClusterConfig,
+    /// Initial `W_IO` (eq. 4.1).
+    pub w_io: f64,
+    /// The jobs, by arrival time.
+    pub jobs: Vec<ClusterJob>,
+    /// `b_net` for eq. 4.7, bytes/s.
+    pub net_bytes_per_s: f64,
+    /// Keep a record per job.
+    pub record_jobs: bool,
+}
+
+/// What happened to one job.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct JobRecord {
+    /// Index in the stream.
+    pub index: usize,
+    /// Node it arrived at.
+    pub home: usize,
+    /// Node it ran on.
+    pub node: usize,
+    /// Arrival, s.
+    pub arrival_s: f64,
+    /// Completion, s.
+    pub finish_s: f64,
+    /// `t_CPU + t_IO`, s.
+    pub dedicated_s: f64,
+    /// Eq. 3.1.
+    pub slowdown: f64,
+}
+
+/// One step of the controller.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ControlPoint {
+    /// When, s.
+    pub time_s: f64,
+    /// `W_IO` after the step.
+    pub w_io: f64,
+    /// Buffer size after the step, bytes.
+    pub buffer_bytes: f64,
+}
+
+/// The outcome of a run.
+#[derive(Clone, Debug, Default)]
+pub struct ClusterOutcome {
+    /// Completed jobs.
+    pub completed: u64,
+    /// Slowdowns, by completion order.
+    pub slowdowns: Vec<f64>,
+    /// Remote executions.
+    pub migrations: u64,
+    /// Explicit accesses, and those that hit the buffer.
+    pub accesses: u64,
+    /// Buffer hits among `accesses`.
+    pub hits: u64,
+    /// Page faults.
+    pub page_faults: u64,
+    /// Busy time of each node's disk, s.
+    pub disk_busy_s: Vec<f64>,
+    /// Last completion, s.
+    pub makespan_s: f64,
+    /// Per job, when recorded.
+    pub jobs: Vec<JobRecord>,
+    /// The controller's trajectory (empty without a controller).
+    pub control: Vec<ControlPoint>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Kind {
+    Arrival,
+    Burst,
+    Disk,
+    MigrationFixed,
+    MigrationRead,
+    MigrationSend,
+    MigrationWrite,
+}
+
+const KINDS: [Kind; 7] = [
+    Kind::Arrival,
+    Kind::Burst,
+    Kind::Disk,
+    Kind::MigrationFixed,
+    Kind::MigrationRead,
+    Kind::MigrationSend,
+    Kind::MigrationWrite,
+];
+
+fn tag(job: usize, kind: Kind) -> u64 {
+    (job as u64) << 3 | KINDS.iter().position(|&k| k == kind).unwrap_or(0) as u64
+}
+
+fn untag(t: u64) -> (usize, Kind) {
+    ((t >> 3) as usize, KINDS[(t & 7) as usize % KINDS.len()])
+}
+
+#[derive(Clone, Copy, Debug, Default)]
+struct JobState {
+    node: usize,
+    remaining_s: f64,
+    /// CPU seconds of the burst in progress.
+    burst_s: f64,
+    /// Whether an access ends the burst in progress (else the job ends).
+    access_after: bool,
+    io_served_s: f64,
+    done: bool,
+}
+
+/// The application.
+pub struct ClusterApp {
+    setup: ClusterSetup,
+    balancer: Box<dyn LoadBalancer>,
+    controller: Option<Box<dyn FeedbackController>>,
+    states: Vec<JobState>,
+    /// Each node's jobs (indices) and their loads, kept in the same order.
+    members: Vec<Vec<usize>>,
+    loads: Vec<Vec<JobLoad>>,
+    bursting: Vec<usize>,
+    next_arrival: usize,
+    w_io: f64,
+    buffer_bytes: f64,
+    accesses: ChaCha8Rng,
+    scheduler: ChaCha8Rng,
+    request_size: Gamma<f64>,
+    outcome: ClusterOutcome,
+}
+
+impl ClusterApp {
+    /// A run of `setup` under `balancer` (and `controller`, for WAL-FC), drawing its accesses
+    /// from the streams of `seed`.
+    pub fn new(
+        setup: ClusterSetup,
+        balancer: Box<dyn LoadBalancer>,
+        controller: Option<Box<dyn FeedbackController>>,
+        seed: u64,
+    ) -> Result<ClusterApp, String> {
+        setup.config.validate()?;
+        if setup.nodes.is_empty() || setup.nodes.len() != setup.disks.len() {
+            return Err("the cluster needs at least one node, each with one FCFS disk".into());
+        }
+        if let Some(j) = setup.jobs.iter().find(|j| j.home >= setup.nodes.len()) {
+            return Err(format!("a job arrives at node {} of {}", j.home, setup.nodes.len()));
+        }
+        let c = &setup.config;
+        let shape = if c.request_sd_bytes > 0.0 {
+            (c.request_mean_bytes / c.request_sd_bytes).powi(2)
+        } else {
+            f64::MAX
+        };
+        let request_size = Gamma::new(shape, c.request_mean_bytes / shape).map_err(|e| format!("request size: {e}"))?;
+        let n = setup.nodes.len();
+        let buffer_bytes = c.buffer_bytes;
+        let w_io = setup.w_io.clamp(0.0, 1.0);
+        Ok(ClusterApp {
+            states: vec![JobState::default(); setup.jobs.len()],
+            members: vec![Vec::new(); n],
+            loads: vec![Vec::new(); n],
+            bursting: vec![0; n],
+            next_arrival: 0,
+            w_io,
+            buffer_bytes,
+            accesses: rng::stream(seed, "cluster.accesses"),
+            scheduler: rng::stream(seed, "scheduler"),
+            request_size,
+            outcome: ClusterOutcome {
+                disk_busy_s: vec![0.0; n],
+                ..ClusterOutcome::default()
+            },
+            setup,
+            balancer,
+            controller,
+        })
+    }
+
+    fn schedule_arrival(&mut self, engine: &mut Engine) {
+        if let Some(job) = self.setup.jobs.get(self.next_arrival) {
+            let wait = (job.arrival_s - engine.now().secs()).max(0.0);
+            engine.sleep(wait, tag(self.next_arrival, Kind::Arrival));
+        }
+    }
+
+    fn arrive(&mut self, engine: &mut Engine, u: usize) {
+        let job = self.setup.jobs[u];
+        let view = ClusterView {
+            config: &self.setup.config,
+            nodes: &self.loads,
+            buffer_bytes: self.buffer_bytes,
+            net_bytes_per_s: self.setup.net_bytes_per_s,
+            w_io: self.w_io,
+        };
+        let mut node = self.balancer.place(&view, &job.load, job.home, &mut self.scheduler);
+        if node >= self.setup.nodes.len() {
+            node = job.home;
+        }
+        self.states[u] = JobState {
+            node,
+            remaining_s: job.load.cpu_s,
+            ..JobState::default()
+        };
+        self.members[node].push(u);
+        self.loads[node].push(job.load);
+        if node == job.home {
+            self.step(engine, u);
+        } else {
+            self.outcome.migrations += 1;
+            engine.sleep(self.setup.config.migration_fixed_s, tag(u, Kind::MigrationFixed));
+        }
+    }
+
+    fn migrate(&mut self, engine: &mut Engine, u: usize, done: Kind) {
+        let job = self.setup.jobs[u];
+        let dest = self.states[u].node;
+        let bytes = job.load.data_bytes;
+        if bytes <= 0.0 {
+            self.step(engine, u);
+            return;
+        }
+        match done {
+            Kind::MigrationFixed => {
+                self.disk_request(engine, job.home, bytes, u, Kind::MigrationRead);
+            }
+            Kind::MigrationRead => {
+                let (src, dst) = (self.setup.nodes[job.home], self.setup.nodes[dest]);
+                if engine.start_comm(src, dst, bytes, tag(u, Kind::MigrationSend)).is_err() {
+                    // No route between two nodes of the cluster: run where the data is.
+                    self.step(engine, u);
+                }
+            }
+            Kind::MigrationSend => self.disk_request(engine, dest, bytes, u, Kind::MigrationWrite),
+            _ => self.step(engine, u),
+        }
+    }
+
+    fn disk_request(&mut self, engine: &mut Engine, node: usize, bytes: f64, u: usize, kind: Kind) {
+        let c = &self.setup.config;
+        self.outcome.disk_busy_s[node] += c.seek_rotation_s + bytes / c.disk_rate_bytes_per_s;
+        engine.start_io(self.setup.disks[node], bytes, IoOp::Read, tag(u, kind));
+    }
+
+    /// Starts the job's next CPU burst, or finishes it.
+    fn step(&mut self, engine: &mut Engine, u: usize) {
+        let state = self.states[u];
+        if state.remaining_s <= 0.0 {
+            self.finish(engine, u);
+            return;
+        }
+        let node = state.node;
+        let c = &self.setup.config;
+        let memory: f64 = self.loads[node].iter().map(|j| j.memory_bytes).sum();
+        let faults = page_fault_rate(c, memory, c.ram_bytes - self.buffer_bytes);
+        let rate = self.setup.jobs[u].load.io_rate + faults;
+        let until_access = if rate > 0.0 {
+            Exp::new(rate).map_or(f64::INFINITY, |d| d.sample(&mut self.accesses))
+        } else {
+            f64::INFINITY
+        };
+        let burst = until_access.min(state.remaining_s);
+        let switch = if self.bursting[node] > 0 {
+            c.context_switch_s
+        } else {
+            0.0
+        };
+        let speed = engine.platform().host(self.setup.nodes[node]).speed;
+        self.bursting[node] += 1;
+        let s = &mut self.states[u];
+        s.burst_s = burst;
+        s.access_after = until_access < state.remaining_s;
+        engine.start_exec(self.setup.nodes[node], (burst + switch) * speed, tag(u, Kind::Burst));
+    }
+
+    fn burst_done(&mut self, engine: &mut Engine, u: usize) {
+        let node = self.states[u].node;
+        self.bursting[node] -= 1;
+        let s = &mut self.states[u];
+        s.remaining_s = if s.access_after {
+            (s.remaining_s - s.burst_s).max(0.0)
+        } else {
+            0.0
+        };
+        if !s.access_after {
+            self.step(engine, u);
+            return;
+        }
+        let c = &self.setup.config;
+        let job = self.setup.jobs[u].load;
+        let memory: f64 = self.loads[node].iter().map(|j| j.memory_bytes).sum();
+        let faults = page_fault_rate(c, memory, c.ram_bytes - self.buffer_bytes);
+        let explicit = job.io_rate / (job.io_rate + faults);
+        if self.accesses.gen::<f64>() < explicit {
+            self.outcome.accesses += 1;
+            let h = hit_probability(c, &self.loads[node], &job, self.buffer_bytes);
+            if self.accesses.gen::<f64>() < h {
+                self.outcome.hits += 1;
+                self.step(engine, u);
+                return;
+            }
+            let bytes = self.request_size.sample(&mut self.accesses).max(0.0);
+            self.states[u].io_served_s += c.seek_rotation_s + bytes / c.disk_rate_bytes_per_s;
+            self.disk_request(engine, node, bytes, u, Kind::Disk);
+        } else {
+            self.outcome.page_faults += 1;
+            // A request whose service (seek + bytes / rate) is the page-fault service time.
+            let bytes = (c.page_fault_service_s - c.seek_rotation_s) * c.disk_rate_bytes_per_s;
+            self.states[u].io_served_s += c.page_fault_service_s;
+            self.disk_request(engine, node, bytes, u, Kind::Disk);
+        }
+    }
+
+    fn finish(&mut self, engine: &mut Engine, u: usize) {
+        let now = engine.now().secs();
+        let job = self.setup.jobs[u];
+        let state = &mut self.states[u];
+        state.done = true;
+        let node = state.node;
+        if let Some(k) = self.members[node].iter().position(|&m| m == u) {
+            self.members[node].swap_remove(k);
+            self.loads[node].swap_remove(k);
+        }
+        let dedicated = job.load.cpu_s + state.io_served_s;
+        let slowdown = if dedicated > 0.0 {
+            ((now - job.arrival_s) / dedicated).max(1.0)
+        } else {
+            1.0
+        };
+        self.outcome.completed += 1;
+        self.outcome.slowdowns.push(slowdown);
+        self.outcome.makespan_s = now;
+        if self.setup.record_jobs {
+            self.outcome.jobs.push(JobRecord {
+                index: u,
+                home: job.home,
+                node,
+                arrival_s: job.arrival_s,
+                finish_s: now,
+                dedicated_s: dedicated,
+                slowdown,
+            });
+        }
+        if let Some(controller) = self.controller.as_mut() {
+            let action = controller.on_completion(slowdown);
+            let c = &self.setup.config;
+            self.w_io = (self.w_io + action.delta_w_io).clamp(0.0, 1.0);
+            self.buffer_bytes = (self.buffer_bytes + action.delta_buffer_bytes)
+                .clamp(c.min_buffer_bytes, c.ram_bytes - c.min_user_memory_bytes);
+            self.outcome.control.push(ControlPoint {
+                time_s: now,
+                w_io: self.w_io,
+                buffer_bytes: self.buffer_bytes,
+            });
+        }
+    }
+}
+
+impl Application for ClusterApp {
+    fn start(&mut self, engine: &mut Engine) {
+        self.schedule_arrival(engine);
+    }
+
+    fn on_notification(&mut self, engine: &mut Engine, note: Notification) {
+        let Notification::Completed { tag: t, .. } = note else {
+            // Nothing in this model fails: hosts have no state profile here (the family refuses
+            // platforms whose nodes do).
+            return;
+        };
+        let (u, kind) = untag(t);
+        match kind {
+            Kind::Arrival => {
+                // Every job due now arrives, in stream order, before the next timer.
+                let now = engine.now().secs();
+                while self.next_arrival < self.setup.jobs.len() && self.setup.jobs[self.next_arrival].arrival_s <= now {
+                    let v = self.next_arrival;
+                    self.next_arrival += 1;
+                    self.arrive(engine, v);
+                }
+                let _ = u;
+                self.schedule_arrival(engine);
+            }
+            Kind::Burst => self.burst_done(engine, u),
+            Kind::Disk => self.step(engine, u),
+            Kind::MigrationFixed | Kind::MigrationRead | Kind::MigrationSend => self.migrate(engine, u, kind),
+            Kind::MigrationWrite => self.step(engine, u),
+        }
+    }
+}
+
+/// Runs the stream to its end; returns the outcome and the engine's work counters.
+pub fn run(
+    engine: Engine,
+    setup: ClusterSetup,
+    balancer: Box<dyn LoadBalancer>,
+    controller: Option<Box<dyn FeedbackController>>,
+    seed: u64,
+) -> Result<(ClusterOutcome, EngineStats), String> {
+    let app = ClusterApp::new(setup, balancer, controller, seed)?;
+    let mut sim = Simulation::new(engine, app);
+    sim.run();
+    let stats = sim.stats();
+    let app = &mut sim.app;
+    if let Some(u) = app.states.iter().position(|s| !s.done) {
+        return Err(format!("job {u} did not complete (the simulation ran out of events)"));
+    }
+    Ok((std::mem::take(&mut app.outcome), stats))
+}

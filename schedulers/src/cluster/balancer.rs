@@ -1,0 +1,70 @@
+//! The policy traits: a [`LoadBalancer`] places each newly arrived job; a
+//! [`FeedbackController`] turns each completed job's slowdown into a control action.
+
+use rand_chacha::ChaCha8Rng;
+
+use super::config::ClusterConfig;
+use super::load::{node_load, JobLoad, NodeLoad};
+
+/// What a policy sees of the cluster when a job arrives: every node's jobs (without the new
+/// one), the current buffer size and I/O weight. Read-only.
+pub struct ClusterView<'a> {
+    /// Model parameters.
+    pub config: &'a ClusterConfig,
+    /// The jobs on each node (running, blocked on I/O, or arriving by remote execution).
+    pub nodes: &'a [Vec<JobLoad>],
+    /// Every node's I/O buffer, bytes (identical on all nodes, as in the paper).
+    pub buffer_bytes: f64,
+    /// Network bandwidth between two nodes, bytes/s (`b_net` of eq. 4.7).
+    pub net_bytes_per_s: f64,
+    /// `W_IO` of eq. 4.1 (`W_CPU = 1 − W_IO`).
+    pub w_io: f64,
+}
+
+impl ClusterView<'_> {
+    /// Node `i`'s load, with `job` added when given.
+    pub fn load(&self, i: usize, job: Option<&JobLoad>) -> NodeLoad {
+        match job {
+            None => node_load(self.config, &self.nodes[i], self.buffer_bytes),
+            Some(j) => {
+                let mut jobs = self.nodes[i].clone();
+                jobs.push(*j);
+                node_load(self.config, &jobs, self.buffer_bytes)
+            }
+        }
+    }
+}
+
+/// Places newly arrived jobs.
+pub trait LoadBalancer: Send {
+    /// The node `job`, arrived at `home`, runs on (`home` for local execution). `rng` is the
+    /// run's scheduler stream, for tie-breaking.
+    fn place(&mut self, view: &ClusterView<'_>, job: &JobLoad, home: usize, rng: &mut ChaCha8Rng) -> usize;
+}
+
+/// A control action: how to move `W_IO` and the buffer size.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct ControlAction {
+    /// `ΔW_IO` (eq. 4.9).
+    pub delta_w_io: f64,
+    /// `Δbufsize` (eq. 4.13), bytes.
+    pub delta_buffer_bytes: f64,
+}
+
+/// Adjusts the policy's parameters from completed jobs' slowdowns.
+pub trait FeedbackController: Send {
+    /// Called when a job completes with `slowdown`.
+    fn on_completion(&mut self, slowdown: f64) -> ControlAction;
+}
+
+/// The node with the smallest `key` (ties broken uniformly at random); `None` when `n == 0`.
+pub fn argmin_random(n: usize, key: impl Fn(usize) -> f64, rng: &mut ChaCha8Rng) -> Option<usize> {
+    use rand::Rng;
+    let best = (0..n).map(&key).fold(f64::INFINITY, f64::min);
+    let ties: Vec<usize> = (0..n).filter(|&i| key(i) == best).collect();
+    match ties.len() {
+        0 => None,
+        1 => Some(ties[0]),
+        k => Some(ties[rng.gen_range(0..k)]),
+    }
+}

@@ -1,0 +1,42 @@
+//! CM: Zhang, Qu, Zhang & Cao's CPU-memory policy (the paper's [27], as §5 summarises it). If the
+//! job would overcommit its home node's memory (`load_MEM + r_MEM > n_MEM`: the node would page),
+//! it goes to the node with the least memory load; otherwise, if the home node's CPU is
+//! imbalanced, to the node with the fewest jobs; otherwise it stays home.
+//!
+//! Reading taken (the paper gives no thresholds): CPU is imbalanced when the home node would
+//! hold at least `cpu_threshold` jobs (default 4, Zhang et al.'s CPU threshold) and another node
+//! holds fewer. A move happens only to a node that is strictly less loaded than home.
+
+use rand_chacha::ChaCha8Rng;
+
+use super::balancer::{argmin_random, ClusterView, LoadBalancer};
+use super::load::JobLoad;
+
+/// CPU-memory load sharing.
+#[derive(Clone, Debug)]
+pub struct Cm {
+    /// Jobs on the home node (the new one counted) from which CPU load is shared.
+    pub cpu_threshold: usize,
+}
+
+impl LoadBalancer for Cm {
+    fn place(&mut self, view: &ClusterView<'_>, job: &JobLoad, home: usize, rng: &mut ChaCha8Rng) -> usize {
+        let n = view.nodes.len();
+        let loads: Vec<_> = (0..n).map(|i| view.load(i, None)).collect();
+        let home_load = &loads[home];
+        if home_load.memory_bytes + job.memory_bytes > home_load.user_memory_bytes {
+            let best = argmin_random(n, |i| loads[i].memory_bytes, rng).unwrap_or(home);
+            if loads[best].memory_bytes < home_load.memory_bytes {
+                return best;
+            }
+            return home;
+        }
+        if home_load.jobs + 1 >= self.cpu_threshold {
+            let best = argmin_random(n, |i| loads[i].jobs as f64, rng).unwrap_or(home);
+            if loads[best].jobs < home_load.jobs {
+                return best;
+            }
+        }
+        home
+    }
+}

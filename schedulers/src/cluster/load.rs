@@ -1,0 +1,213 @@
+//! The paper's load formulas, as pure functions of a node's jobs: buffer hit rate (eqs.
+//! 5.2–5.4), page faults (eq. 4.3), the load index terms (eqs. 4.1–4.4), the M/G/1 response
+//! time (eq. 4.5) and the migration cost (eq. 4.7). The simulation uses the same functions for
+//! its hit and page-fault rates, so the policies' view of a node is the model's own.
+//!
+//! Rates (`λ_u`, `μ`) are per second of the job's CPU time; the experiment's `rate_unit_s`
+//! turns the paper's "No./ms" into them (see `src/families/cluster.rs`).
+
+use super::config::ClusterConfig;
+
+/// What the formulas need of one job.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct JobLoad {
+    /// `t_u`: CPU demand, s at full speed.
+    pub cpu_s: f64,
+    /// `λ_u`: explicit I/O accesses per second.
+    pub io_rate: f64,
+    /// `r_MEM(u)`: memory demand, bytes.
+    pub memory_bytes: f64,
+    /// `d_u`: data initially on disk, bytes (moved by a remote execution).
+    pub data_bytes: f64,
+}
+
+/// Eq. 5.4: the probability that an explicit access of `job` on a node with `buffer_bytes` of
+/// I/O buffer hits it, when `jobs` (including `job`) share the node:
+///
+/// `h = r/(r+1)` if `d_buf(i,u) >= d_data(u)`, else `r d_buf(i) / (t_u Σ_j λ_j d_j^RW)`, with
+/// `d_buf(i,u) = λ_u d^RW d_buf(i) / Σ_k λ_k d^RW` (eq. 5.2) and
+/// `d_data(u) = λ_u t_u d^RW / (r+1)` (eq. 5.3). Every job's mean request size is the same
+/// `d^RW` here, so it cancels from 5.2. (Eq. 5.1 as printed has its cases swapped; 5.4 is what
+/// 5.2 and 5.3 give.)
+pub fn hit_probability(config: &ClusterConfig, jobs: &[JobLoad], job: &JobLoad, buffer_bytes: f64) -> f64 {
+    let r = config.reaccess_rate;
+    let cap = r / (r + 1.0);
+    let d = config.request_mean_bytes;
+    let total: f64 = jobs.iter().map(|j| j.io_rate * d).sum();
+    if job.io_rate <= 0.0 || total <= 0.0 || job.cpu_s <= 0.0 {
+        return cap;
+    }
+    let share = job.io_rate * d * buffer_bytes / total;
+    let data = job.io_rate * job.cpu_s * d / (r + 1.0);
+    if share >= data {
+        cap
+    } else {
+        (r * buffer_bytes / (job.cpu_s * total)).min(cap)
+    }
+}
+
+/// Eq. 4.3: a job's page-fault rate (per CPU second) on a node whose jobs need `memory_load`
+/// bytes and have `user_memory` bytes: 0 when it fits, `μ · memory_load / user_memory`
+/// otherwise.
+pub fn page_fault_rate(config: &ClusterConfig, memory_load: f64, user_memory: f64) -> f64 {
+    if memory_load <= user_memory {
+        0.0
+    } else {
+        config.page_fault_rate * memory_load / user_memory
+    }
+}
+
+/// A node's load, as the policies see it.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct NodeLoad {
+    /// `load_CPU`: jobs on the node (eq. 4.1).
+    pub jobs: usize,
+    /// `load_MEM`: Σ r_MEM, bytes.
+    pub memory_bytes: f64,
+    /// `n_MEM`: memory left to jobs (RAM − buffer), bytes.
+    pub user_memory_bytes: f64,
+    /// Σ l_IO (eq. 4.4): explicit accesses that miss the buffer, per second.
+    pub explicit_io: f64,
+    /// Σ l_page (eq. 4.3): page faults per second.
+    pub implicit_io: f64,
+    /// `E(s_disk)`: mean disk service time of the node's requests, s.
+    pub disk_mean_s: f64,
+    /// `E(s_disk²)`, s².
+    pub disk_mean_sq_s: f64,
+}
+
+impl NodeLoad {
+    /// `load_IO` (eq. 4.2).
+    pub fn io(&self) -> f64 {
+        self.explicit_io + self.implicit_io
+    }
+
+    /// `Λ_disk`: requests per second reaching the disk.
+    pub fn disk_rate(&self) -> f64 {
+        self.io()
+    }
+
+    /// `ρ_disk = Λ E(s)`.
+    pub fn disk_utilisation(&self) -> f64 {
+        self.disk_rate() * self.disk_mean_s
+    }
+
+    /// Eq. 4.1: `W_CPU load_CPU + W_IO load_IO`.
+    pub fn index(&self, w_io: f64) -> f64 {
+        (1.0 - w_io) * self.jobs as f64 + w_io * self.io()
+    }
+}
+
+/// The load of a node holding `jobs` with `buffer_bytes` of buffer (eqs. 4.2–4.4).
+pub fn node_load(config: &ClusterConfig, jobs: &[JobLoad], buffer_bytes: f64) -> NodeLoad {
+    let user_memory = config.ram_bytes - buffer_bytes;
+    let memory: f64 = jobs.iter().map(|j| j.memory_bytes).sum();
+    let faults_each = page_fault_rate(config, memory, user_memory);
+    let explicit: f64 = jobs
+        .iter()
+        .map(|j| j.io_rate * (1.0 - hit_probability(config, jobs, j, buffer_bytes)))
+        .sum();
+    let implicit = faults_each * jobs.len() as f64;
+    let (req_mean, req_sq) = config.request_service_moments();
+    let pf = config.page_fault_service_s;
+    let total = explicit + implicit;
+    let (mean, sq) = if total > 0.0 {
+        (
+            (explicit * req_mean + implicit * pf) / total,
+            (explicit * req_sq + implicit * pf * pf) / total,
+        )
+    } else {
+        (req_mean, req_sq)
+    };
+    NodeLoad {
+        jobs: jobs.len(),
+        memory_bytes: memory,
+        user_memory_bytes: user_memory,
+        explicit_io: explicit,
+        implicit_io: implicit,
+        disk_mean_s: mean,
+        disk_mean_sq_s: sq,
+    }
+}
+
+/// Eq. 4.5: the expected response time of `job` on a node whose load (with the job counted)
+/// is `load`: `t_u E(L) + t_u λ_u (E(s) + Λ E(s²) / (2 (1 − ρ)))`; infinite when the disk is
+/// saturated (`ρ >= 1`).
+pub fn response_time(load: &NodeLoad, job: &JobLoad) -> f64 {
+    let rho = load.disk_utilisation();
+    if rho >= 1.0 {
+        return f64::INFINITY;
+    }
+    let wait = load.disk_rate() * load.disk_mean_sq_s / (2.0 * (1.0 - rho));
+    job.cpu_s * load.jobs as f64 + job.cpu_s * job.io_rate * (load.disk_mean_s + wait)
+}
+
+/// Eq. 4.7: `c_u = e + d_u (1/b_net + 1/b_disk_i + 1/b_disk_j)`.
+pub fn migration_cost(config: &ClusterConfig, data_bytes: f64, net_bytes_per_s: f64) -> f64 {
+    let disk = config.disk_rate_bytes_per_s;
+    config.migration_fixed_s + data_bytes * (1.0 / net_bytes_per_s + 2.0 / disk)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn job(cpu_s: f64, io_rate: f64) -> JobLoad {
+        JobLoad {
+            cpu_s,
+            io_rate,
+            memory_bytes: 4e6,
+            data_bytes: 0.0,
+        }
+    }
+
+    #[test]
+    fn hit_rates_follow_eq_5_4() {
+        // r = 3, d = 250 KB. One job, t = 10 s, λ = 2/s: d_data = 2·10·250e3/4 = 1.25 MB.
+        let c = ClusterConfig::default();
+        let a = job(10.0, 2.0);
+        // A 2 MB buffer holds it all: h = r/(r+1) = 0.75.
+        assert_eq!(hit_probability(&c, &[a], &a, 2e6), 0.75);
+        // A 1 MB buffer: h = r d_buf / (t Σ λ d) = 3·1e6 / (10·2·250e3) = 0.6.
+        assert!((hit_probability(&c, &[a], &a, 1e6) - 0.6).abs() < 1e-12);
+        // Two jobs share 1 MB in proportion to λ: b (λ = 6) gets 0.75 MB, needs 6·10·250e3/4 =
+        // 3.75 MB: h_b = 3·1e6 / (10·(2+6)·250e3) = 0.15; a gets 0.25 MB < 1.25 MB: h_a = 0.15.
+        let b = job(10.0, 6.0);
+        assert!((hit_probability(&c, &[a, b], &b, 1e6) - 0.15).abs() < 1e-12);
+        assert!((hit_probability(&c, &[a, b], &a, 1e6) - 0.15).abs() < 1e-12);
+    }
+
+    #[test]
+    fn page_faults_follow_eq_4_3() {
+        let c = ClusterConfig {
+            page_fault_rate: 2.0,
+            ..ClusterConfig::default()
+        };
+        assert_eq!(page_fault_rate(&c, 400e6, 480e6), 0.0);
+        // 600 MB on 480 MB: μ · 600/480 = 2.5 per second.
+        assert!((page_fault_rate(&c, 600e6, 480e6) - 2.5).abs() < 1e-12);
+    }
+
+    #[test]
+    fn migration_cost_follows_eq_4_7() {
+        // e = 0.1 s, 10 MB over 125 MB/s and two 40 MB/s disks: 0.1 + 0.08 + 0.5 = 0.68 s.
+        let c = ClusterConfig::default();
+        assert!((migration_cost(&c, 10e6, 125e6) - 0.68).abs() < 1e-12);
+    }
+
+    #[test]
+    fn response_time_is_the_m_g_1_formula() {
+        let c = ClusterConfig::default();
+        let load = NodeLoad {
+            jobs: 2,
+            explicit_io: 10.0,
+            disk_mean_s: 0.02,
+            disk_mean_sq_s: 0.0005,
+            ..NodeLoad::default()
+        };
+        // ρ = 0.2; wait = 10·0.0005 / (2·0.8) = 0.003125; r = 5·2 + 5·1·(0.02 + 0.003125).
+        let r = response_time(&load, &job(5.0, 1.0));
+        assert!((r - (10.0 + 5.0 * 0.023125)).abs() < 1e-12);
+        let _ = c;
+    }
+}

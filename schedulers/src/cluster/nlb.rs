@@ -1,0 +1,16 @@
+//! NLB: no load balancing; every job runs where it arrives (§5).
+
+use rand_chacha::ChaCha8Rng;
+
+use super::balancer::{ClusterView, LoadBalancer};
+use super::load::JobLoad;
+
+/// Runs every job on its home node.
+#[derive(Clone, Debug, Default)]
+pub struct Nlb;
+
+impl LoadBalancer for Nlb {
+    fn place(&mut self, _: &ClusterView<'_>, _: &JobLoad, home: usize, _: &mut ChaCha8Rng) -> usize {
+        home
+    }
+}

@@ -1,0 +1,187 @@
+//! Policy names and parameters as experiment files give them: the one list of cluster policies.
+
+use std::collections::BTreeMap;
+
+use super::balancer::{FeedbackController, LoadBalancer};
+use super::cm::Cm;
+use super::controller::SlowdownController;
+use super::io::IoPolicy;
+use super::nlb::Nlb;
+use super::wal::Wal;
+
+/// A policy name with its one-line description and parameters (name, meaning, default).
+#[derive(Clone, Copy, Debug)]
+pub struct PolicyInfo {
+    /// Name in experiment files.
+    pub name: &'static str,
+    /// One line.
+    pub description: &'static str,
+    /// Accepted parameters (name, meaning, default).
+    pub params: &'static [(&'static str, &'static str, &'static str)],
+}
+
+const WAL_PARAMS: &[(&str, &str, &str)] = &[
+    ("threshold", "overload threshold on load / mean load (§4.1)", "1.25"),
+    ("w_io", "initial I/O weight W_IO of eq. 4.1 (W_CPU = 1 − W_IO)", "0.5"),
+];
+
+/// Every cluster load-balancing policy.
+pub const POLICIES: &[PolicyInfo] = &[
+    PolicyInfo {
+        name: "nlb",
+        description: "no load balancing: every job runs where it arrives",
+        params: &[],
+    },
+    PolicyInfo {
+        name: "cm",
+        description: "CPU-memory (Zhang et al.): least memory load if home would page, else fewest jobs",
+        params: &[(
+            "cpu_threshold",
+            "jobs on the home node from which CPU load is shared",
+            "4",
+        )],
+    },
+    PolicyInfo {
+        name: "io",
+        description: "least accumulated explicit I/O load (eq. 4.4)",
+        params: &[],
+    },
+    PolicyInfo {
+        name: "wal",
+        description: "weighted average load (eqs. 4.1-4.7), fixed W_IO and buffer",
+        params: WAL_PARAMS,
+    },
+    PolicyInfo {
+        name: "wal-fc",
+        description: "WAL with the feedback controller of eqs. 4.9-4.13 moving W_IO and the buffer",
+        params: &[
+            WAL_PARAMS[0],
+            WAL_PARAMS[1],
+            ("gain_w", "G_w of eq. 4.9", "0.5"),
+            (
+                "gain_buffer_mb",
+                "G_b of eq. 4.13, MB of buffer per unit of slowdown",
+                "0.5",
+            ),
+            ("history", "slowdowns averaged by the controller", "50"),
+        ],
+    },
+];
+
+/// A built policy: the balancer, its controller (WAL-FC) and the initial `W_IO`.
+pub struct Built {
+    /// Places jobs.
+    pub balancer: Box<dyn LoadBalancer>,
+    /// Moves `W_IO` and the buffer (WAL-FC only).
+    pub controller: Option<Box<dyn FeedbackController>>,
+    /// Initial `W_IO`.
+    pub w_io: f64,
+}
+
+/// Builds a policy from its name and parameters; errors name the bad parameter and list the
+/// valid names.
+pub fn build(name: &str, params: &BTreeMap<String, f64>) -> Result<Built, String> {
+    let Some(info) = POLICIES.iter().find(|p| p.name == name) else {
+        let names: Vec<_> = POLICIES.iter().map(|p| p.name).collect();
+        return Err(format!(
+            "unknown cluster scheduler '{name}' (valid: {})",
+            names.join(", ")
+        ));
+    };
+    for key in params.keys() {
+        if !info.params.iter().any(|p| p.0 == key) {
+            let valid: Vec<_> = info.params.iter().map(|p| p.0).collect();
+            return Err(format!(
+                "scheduler '{name}': unknown parameter '{key}' (valid: {})",
+                if valid.is_empty() {
+                    "none".to_string()
+                } else {
+                    valid.join(", ")
+                }
+            ));
+        }
+    }
+    let real = |key: &str, default: f64, min: f64, max: f64| -> Result<f64, String> {
+        match params.get(key).copied() {
+            None => Ok(default),
+            Some(x) if x.is_finite() && (min..=max).contains(&x) => Ok(x),
+            Some(x) => Err(format!(
+                "scheduler '{name}': parameter '{key}' must be a number from {min} to {max}, got {x}"
+            )),
+        }
+    };
+    let whole = |key: &str, default: f64| -> Result<usize, String> {
+        let x = real(key, default, 1.0, 1e6)?;
+        if x.fract() != 0.0 {
+            return Err(format!(
+                "scheduler '{name}': parameter '{key}' must be a whole number, got {x}"
+            ));
+        }
+        Ok(x as usize)
+    };
+    let w_io = real("w_io", 0.5, 0.0, 1.0)?;
+    let wal = || -> Result<Box<dyn LoadBalancer>, String> {
+        Ok(Box::new(Wal {
+            threshold: real("threshold", 1.25, 0.0, 1e6)?,
+        }))
+    };
+    Ok(match name {
+        "nlb" => Built {
+            balancer: Box::new(Nlb),
+            controller: None,
+            w_io,
+        },
+        "cm" => Built {
+            balancer: Box::new(Cm {
+                cpu_threshold: whole("cpu_threshold", 4.0)?,
+            }),
+            controller: None,
+            w_io,
+        },
+        "io" => Built {
+            balancer: Box::new(IoPolicy),
+            controller: None,
+            w_io,
+        },
+        "wal" => Built {
+            balancer: wal()?,
+            controller: None,
+            w_io,
+        },
+        "wal-fc" => Built {
+            balancer: wal()?,
+            controller: Some(Box::new(SlowdownController::new(
+                real("gain_w", 0.5, 0.0, 1e6)?,
+                real("gain_buffer_mb", 0.5, 0.0, 1e9)? * 1e6,
+                whole("history", 50.0)?,
+            ))),
+            w_io,
+        },
+        _ => unreachable!("every listed policy is built above"),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_listed_policy_builds_with_defaults() {
+        for p in POLICIES {
+            assert!(build(p.name, &BTreeMap::new()).is_ok(), "{}", p.name);
+        }
+        assert!(build("wal-fc", &BTreeMap::new()).unwrap().controller.is_some());
+    }
+
+    #[test]
+    fn errors_name_the_parameter() {
+        let err = build("wal", &BTreeMap::from([("w_io".to_string(), 2.0)]))
+            .err()
+            .unwrap();
+        assert!(err.contains("'w_io'"), "{err}");
+        let err = build("nlb", &BTreeMap::from([("threshold".to_string(), 1.0)]))
+            .err()
+            .unwrap();
+        assert!(err.contains("valid: none"), "{err}");
+    }
+}

@@ -1,0 +1,56 @@
+//! WAL: the weighted average load-balancing scheme (§4.1), five steps for a job `u` arriving at
+//! node `i`:
+//!
+//! 1. `u` is counted on `i`; every node's load index is eq. 4.1,
+//!    `load = W_CPU load_CPU + W_IO load_IO`, with `load_IO` of eqs. 4.2–4.4;
+//! 2. `i` is overloaded if its load is the highest and `load(i) / mean load > threshold`
+//!    (1.25, the paper's optimum of a 1.0–2.0 sweep; a parameter);
+//! 3. the candidate `j` is the node with the lowest load (ties broken at random);
+//! 4. `u` is eligible if `r(i,u) > r(j,u) + c_u` (eq. 4.6), with `r` the M/G/1 response time of
+//!    eq. 4.5 (`u` counted on each node) and `c_u` the migration cost of eq. 4.7;
+//! 5. then `u` runs on `j`, else on `i`.
+//!
+//! `W_IO` comes from the view: fixed for WAL, moved by the feedback controller for WAL-FC.
+
+use rand_chacha::ChaCha8Rng;
+
+use super::balancer::{argmin_random, ClusterView, LoadBalancer};
+use super::load::{migration_cost, response_time, JobLoad};
+
+/// Weighted average load balancing.
+#[derive(Clone, Debug)]
+pub struct Wal {
+    /// Overload threshold on `load(i) / mean load` (paper: 1.25).
+    pub threshold: f64,
+}
+
+impl LoadBalancer for Wal {
+    fn place(&mut self, view: &ClusterView<'_>, job: &JobLoad, home: usize, rng: &mut ChaCha8Rng) -> usize {
+        let n = view.nodes.len();
+        if n < 2 {
+            return home;
+        }
+        // Step 1: the job is counted on its home node.
+        let loads: Vec<_> = (0..n).map(|k| view.load(k, (k == home).then_some(job))).collect();
+        let index: Vec<f64> = loads.iter().map(|l| l.index(view.w_io)).collect();
+        // Step 2: overloaded?
+        let mean = index.iter().sum::<f64>() / n as f64;
+        let highest = index.iter().all(|&x| x <= index[home]);
+        if !(highest && mean > 0.0 && index[home] / mean > self.threshold) {
+            return home;
+        }
+        // Step 3: the lightest node.
+        let Some(j) = argmin_random(n, |k| if k == home { f64::INFINITY } else { index[k] }, rng) else {
+            return home;
+        };
+        // Step 4: eligible?
+        let r_home = response_time(&loads[home], job);
+        let r_dest = response_time(&view.load(j, Some(job)), job);
+        let cost = migration_cost(view.config, job.data_bytes, view.net_bytes_per_s);
+        if r_home > r_dest + cost {
+            j
+        } else {
+            home
+        }
+    }
+}
