@@ -213,6 +213,8 @@ fn prepare(spec: &RunSpec) -> Result<Prepared, String> {
         disk_rate_bytes_per_s: rate,
         page_fault_service_s: number(spec, "page_fault_service_ms", defaults.page_fault_service_s * 1e3, 0.0)? / 1e3,
         context_switch_s: number(spec, "context_switch_ms", defaults.context_switch_s * 1e3, 0.0)? / 1e3,
+        time_slice_s: number(spec, "time_slice_ms", 0.0, 0.0)? / 1e3,
+        load_info_period_s: number(spec, "load_info_period_s", 0.0, 0.0)?,
         request_mean_bytes: number(spec, "request_mean_kb", 250.0, f64::MIN_POSITIVE)? * 1e3,
         request_sd_bytes: number(spec, "request_sd_kb", 50.0, 0.0)? * 1e3,
         page_fault_rate: number(spec, "page_fault_rate", 2.0, 0.0)? / unit,

@@ -8,10 +8,17 @@
 //! else a page fault. An explicit access hits the I/O buffer with the probability of eq. 5.4 on
 //! the node's current jobs and costs nothing; a miss is a disk request of a Gamma-distributed
 //! size (mean `request_mean_bytes`, standard deviation `request_sd_bytes`) served FCFS in
-//! `seek + size / rate`. A page fault is a disk request taking `page_fault_service_s`. CPU
-//! bursts are execs on the node's one core, which the engine shares equally among the bursts in
-//! progress (processor sharing, the zero-quantum limit of round robin); a burst that starts
-//! while another is in progress pays one context switch (`context_switch_s`) of extra CPU work.
+//! `seek + size / rate`. A page fault is a disk request taking `page_fault_service_s`.
+//!
+//! The CPU is round robin. With a time slice `q > 0` each node runs one job at a time from a
+//! FIFO run queue for `min(q, rest of its burst)`, and every dispatch of a job other than the
+//! one that ran last pays one context switch (`context_switch_s`) of CPU time. With `q = 0` (the
+//! default) the CPU is its limit, processor sharing: every burst is an exec on the node's core,
+//! which the engine shares equally among the bursts in progress, and a burst that starts while
+//! another is in progress pays one context switch.
+//!
+//! Policies see every node's jobs as of the last load exchange: always current by default, or
+//! refreshed at most every `load_info_period_s` (at the first arrival after the period).
 //!
 //! A job placed away from home is a remote execution: after the fixed cost `e` its initial data
 //! `d_u` is read from the home disk, sent over the platform's network and written to the
@@ -153,6 +160,9 @@ struct JobState {
     remaining_s: f64,
     /// CPU seconds of the burst in progress.
     burst_s: f64,
+    /// Round robin: CPU seconds of the burst still to run, and of the slice on the CPU.
+    burst_left_s: f64,
+    slice_s: f64,
     /// Whether an access ends the burst in progress (else the job ends).
     access_after: bool,
     io_served_s: f64,
@@ -169,6 +179,13 @@ pub struct ClusterApp {
     members: Vec<Vec<usize>>,
     loads: Vec<Vec<JobLoad>>,
     bursting: Vec<usize>,
+    /// Round robin: each node's run queue, the job on its CPU and the one that ran last.
+    run_queue: Vec<std::collections::VecDeque<usize>>,
+    on_cpu: Vec<Option<usize>>,
+    last_on_cpu: Vec<Option<usize>>,
+    /// The loads the policies see, and when they were taken.
+    snapshot: Vec<Vec<JobLoad>>,
+    snapshot_s: f64,
     next_arrival: usize,
     w_io: f64,
     buffer_bytes: f64,
@@ -209,6 +226,11 @@ impl ClusterApp {
             members: vec![Vec::new(); n],
             loads: vec![Vec::new(); n],
             bursting: vec![0; n],
+            run_queue: vec![std::collections::VecDeque::new(); n],
+            on_cpu: vec![None; n],
+            last_on_cpu: vec![None; n],
+            snapshot: vec![Vec::new(); n],
+            snapshot_s: f64::NEG_INFINITY,
             next_arrival: 0,
             w_io,
             buffer_bytes,
@@ -234,9 +256,16 @@ impl ClusterApp {
 
     fn arrive(&mut self, engine: &mut Engine, u: usize) {
         let job = self.setup.jobs[u];
+        let now = engine.now().secs();
+        let period = self.setup.config.load_info_period_s;
+        let exact = period <= 0.0;
+        if !exact && now - self.snapshot_s >= period {
+            self.snapshot.clone_from(&self.loads);
+            self.snapshot_s = now;
+        }
         let view = ClusterView {
             config: &self.setup.config,
-            nodes: &self.loads,
+            nodes: if exact { &self.loads } else { &self.snapshot },
             buffer_bytes: self.buffer_bytes,
             net_bytes_per_s: self.setup.net_bytes_per_s,
             w_io: self.w_io,
@@ -308,6 +337,17 @@ impl ClusterApp {
             f64::INFINITY
         };
         let burst = until_access.min(state.remaining_s);
+        let s = &mut self.states[u];
+        s.burst_s = burst;
+        s.burst_left_s = burst;
+        s.access_after = until_access < state.remaining_s;
+        if c.time_slice_s > 0.0 {
+            self.run_queue[node].push_back(u);
+            if self.on_cpu[node].is_none() {
+                self.dispatch(engine, node);
+            }
+            return;
+        }
         let switch = if self.bursting[node] > 0 {
             c.context_switch_s
         } else {
@@ -315,15 +355,52 @@ impl ClusterApp {
         };
         let speed = engine.platform().host(self.setup.nodes[node]).speed;
         self.bursting[node] += 1;
-        let s = &mut self.states[u];
-        s.burst_s = burst;
-        s.access_after = until_access < state.remaining_s;
         engine.start_exec(self.setup.nodes[node], (burst + switch) * speed, tag(u, Kind::Burst));
+    }
+
+    /// Round robin: puts the next job of the run queue on the CPU for one slice.
+    fn dispatch(&mut self, engine: &mut Engine, node: usize) {
+        let Some(v) = self.run_queue[node].pop_front() else {
+            self.on_cpu[node] = None;
+            return;
+        };
+        let c = &self.setup.config;
+        let switch = if self.last_on_cpu[node].is_some_and(|w| w != v) {
+            c.context_switch_s
+        } else {
+            0.0
+        };
+        let slice = c.time_slice_s.min(self.states[v].burst_left_s);
+        self.states[v].slice_s = slice;
+        self.on_cpu[node] = Some(v);
+        self.last_on_cpu[node] = Some(v);
+        let speed = engine.platform().host(self.setup.nodes[node]).speed;
+        engine.start_exec(self.setup.nodes[node], (slice + switch) * speed, tag(v, Kind::Burst));
+    }
+
+    /// Round robin: a slice ended; the job goes back in the queue or its burst is over.
+    fn slice_done(&mut self, engine: &mut Engine, u: usize) {
+        let node = self.states[u].node;
+        let s = &mut self.states[u];
+        s.burst_left_s -= s.slice_s;
+        // A rest below a nanosecond of CPU is rounding, not work.
+        if s.burst_left_s > 1e-9 {
+            self.run_queue[node].push_back(u);
+            self.dispatch(engine, node);
+            return;
+        }
+        self.on_cpu[node] = None;
+        self.burst_done(engine, u);
+        if self.on_cpu[node].is_none() {
+            self.dispatch(engine, node);
+        }
     }
 
     fn burst_done(&mut self, engine: &mut Engine, u: usize) {
         let node = self.states[u].node;
-        self.bursting[node] -= 1;
+        if self.setup.config.time_slice_s <= 0.0 {
+            self.bursting[node] -= 1;
+        }
         let s = &mut self.states[u];
         s.remaining_s = if s.access_after {
             (s.remaining_s - s.burst_s).max(0.0)
@@ -428,6 +505,7 @@ impl Application for ClusterApp {
                 let _ = u;
                 self.schedule_arrival(engine);
             }
+            Kind::Burst if self.setup.config.time_slice_s > 0.0 => self.slice_done(engine, u),
             Kind::Burst => self.burst_done(engine, u),
             Kind::Disk => self.step(engine, u),
             Kind::MigrationFixed | Kind::MigrationRead | Kind::MigrationSend => self.migrate(engine, u, kind),
@@ -453,4 +531,83 @@ pub fn run(
         return Err(format!("job {u} did not complete (the simulation ran out of events)"));
     }
     Ok((std::mem::take(&mut app.outcome), stats))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use sim_core::platform::{Disk, DiskModel, Host, Platform};
+
+    use super::*;
+    use crate::cluster::nlb::Nlb;
+
+    /// One 1 Gflop/s node with an FCFS disk; two CPU-only jobs of 1 s arriving together.
+    fn two_jobs(time_slice_s: f64, context_switch_s: f64) -> Vec<f64> {
+        let mut p = Platform::new();
+        let h = p.add_host(Host::new("n", 1e9)).unwrap();
+        let d = p.add_disk(Disk {
+            name: "d".into(),
+            host: h,
+            model: DiskModel::FcfsQueue {
+                seek_rotation_s: 0.008,
+                transfer_rate: 40e6,
+            },
+        });
+        let job = ClusterJob {
+            arrival_s: 0.0,
+            home: 0,
+            load: JobLoad {
+                cpu_s: 1.0,
+                io_rate: 0.0,
+                memory_bytes: 1e6,
+                data_bytes: 0.0,
+            },
+        };
+        let setup = ClusterSetup {
+            nodes: vec![h],
+            disks: vec![d],
+            config: ClusterConfig {
+                time_slice_s,
+                context_switch_s,
+                ..ClusterConfig::default()
+            },
+            w_io: 0.5,
+            jobs: vec![job, job],
+            net_bytes_per_s: 1e9,
+            record_jobs: true,
+        };
+        let engine = Engine::new(Arc::new(p)).unwrap();
+        let (outcome, _) = run(engine, setup, Box::new(Nlb), None, 1).unwrap();
+        let mut ends: Vec<f64> = outcome.jobs.iter().map(|j| j.finish_s).collect();
+        ends.sort_by(f64::total_cmp);
+        ends
+    }
+
+    #[test]
+    fn round_robin_alternates_slices_and_pays_each_switch() {
+        // q = 0.1 s, no switch cost: A runs slices 1, 3, ..., 19 and ends at 1.9 s, B at 2.0 s.
+        let ends = two_jobs(0.1, 0.0);
+        assert!((ends[0] - 1.9).abs() < 1e-9 && (ends[1] - 2.0).abs() < 1e-9, "{ends:?}");
+        // With c = 0.01 s every dispatch but the first switches jobs: A's last slice is the 19th
+        // dispatch, ending at 19·0.1 + 18·0.01 = 2.08 s; B's at 20·0.1 + 19·0.01 = 2.19 s.
+        let ends = two_jobs(0.1, 0.01);
+        assert!(
+            (ends[0] - 2.08).abs() < 1e-9 && (ends[1] - 2.19).abs() < 1e-9,
+            "{ends:?}"
+        );
+    }
+
+    #[test]
+    fn processor_sharing_is_the_zero_slice_limit() {
+        // Both share the CPU equally and end together at 2 s; with c = 0.01 the second burst
+        // carries 0.01 s more work: it ends at 2.01 s, the first still at 2 s.
+        let ends = two_jobs(0.0, 0.0);
+        assert!((ends[0] - 2.0).abs() < 1e-9 && (ends[1] - 2.0).abs() < 1e-9, "{ends:?}");
+        let ends = two_jobs(0.0, 0.01);
+        assert!(
+            (ends[0] - 2.0).abs() < 1e-9 && (ends[1] - 2.01).abs() < 1e-9,
+            "{ends:?}"
+        );
+    }
 }

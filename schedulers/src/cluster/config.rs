@@ -19,9 +19,13 @@ pub struct ClusterConfig {
     pub disk_rate_bytes_per_s: f64,
     /// Page-fault service time on the disk, s (Table 5.1: 8.1 ms).
     pub page_fault_service_s: f64,
-    /// Cost of a context switch, s (Table 5.1: 0.1 ms), charged at the start of every CPU burst
-    /// that has to share the CPU (see the module docs of [`super`]).
+    /// Cost of a context switch, s (Table 5.1: 0.1 ms); see [`super::app`] for when it is paid.
     pub context_switch_s: f64,
+    /// Round-robin time slice, s; 0 (the default) is its limit, processor sharing.
+    pub time_slice_s: f64,
+    /// How often nodes exchange load information, s; 0 (the default) means policies always see
+    /// the current loads (the paper is silent).
+    pub load_info_period_s: f64,
     /// Mean size of an I/O request, bytes (§5.1: 250 KB, Gamma distributed).
     pub request_mean_bytes: f64,
     /// Standard deviation of the request size, bytes (§5.1: 50 KB).
@@ -50,6 +54,8 @@ impl Default for ClusterConfig {
             disk_rate_bytes_per_s: 40.0 * MB,
             page_fault_service_s: 8.1e-3,
             context_switch_s: 0.1e-3,
+            time_slice_s: 0.0,
+            load_info_period_s: 0.0,
             request_mean_bytes: 250e3,
             request_sd_bytes: 50e3,
             page_fault_rate: 0.0,
@@ -63,7 +69,9 @@ impl Default for ClusterConfig {
 impl ClusterConfig {
     /// Checks every value; the message names the parameter.
     pub fn validate(&self) -> Result<(), String> {
-        let checks: [(&str, f64, f64); 14] = [
+        let checks: [(&str, f64, f64); 16] = [
+            ("time_slice_s", self.time_slice_s, 0.0),
+            ("load_info_period_s", self.load_info_period_s, 0.0),
             ("ram_bytes", self.ram_bytes, f64::MIN_POSITIVE),
             ("buffer_bytes", self.buffer_bytes, 0.0),
             ("min_buffer_bytes", self.min_buffer_bytes, 0.0),
