@@ -39,6 +39,18 @@ pub enum BenchCommand {
         #[arg(long, default_value_t = 200)]
         flows: usize,
     },
+    /// The WAL-FC cluster model: events and jobs per second of one run of each policy on the
+    /// six-node cluster, replaying the whole process trace (experiments/wal.toml's defaults).
+    ///
+    /// Example: `gridsim bench cluster --repeat 3`
+    Cluster {
+        /// Experiment whose first run of each scheduler is timed.
+        #[arg(long, default_value = "experiments/wal.toml")]
+        experiment: std::path::PathBuf,
+        /// Timed repetitions of each run; the median is reported.
+        #[arg(long, default_value_t = 3)]
+        repeat: usize,
+    },
     /// Trace reading: jobs per second parsing an SWF log into a job stream, from gzip and from
     /// plain text held in memory (no disk time), for the log itself and for a synthetic log
     /// `--scale` times larger (the log's jobs repeated, each copy shifted past the previous
@@ -75,6 +87,7 @@ pub fn run(command: BenchCommand) -> Result<()> {
             Ok(())
         }
         BenchCommand::Trace { file, scale, repeat } => trace_reading(&file, scale, repeat.max(1)),
+        BenchCommand::Cluster { experiment, repeat } => cluster_model(&experiment, repeat.max(1)),
     }
 }
 
@@ -254,6 +267,43 @@ fn trace_reading(file: &std::path::Path, scale: u32, repeat: usize) -> Result<()
             "  {name:<24} {count:>9} jobs  {median:>8.4} s  {:>6.2} M jobs/s  ({} MB of input)",
             count as f64 / median / 1e6,
             input.len() as f64 / 1e6
+        );
+    }
+    Ok(())
+}
+
+/// `gridsim bench cluster`: see [`BenchCommand::Cluster`].
+fn cluster_model(file: &std::path::Path, repeat: usize) -> Result<()> {
+    let experiment = gridsim::experiment::load(file, false, &gridsim::families::all())?;
+    println!(
+        "cluster model: {} (first run of each scheduler, median of {repeat})",
+        file.display()
+    );
+    let mut seen = Vec::new();
+    for run in &experiment.runs {
+        if seen.contains(&run.label) {
+            continue;
+        }
+        seen.push(run.label.clone());
+        let mut times = Vec::new();
+        let mut last = None;
+        for _ in 0..repeat {
+            let start = Instant::now();
+            let out = experiment.family.run(&run.spec).map_err(|e| anyhow::anyhow!("{e}"))?;
+            times.push(start.elapsed().as_secs_f64());
+            last = Some(out);
+        }
+        times.sort_by(f64::total_cmp);
+        let median = times[times.len() / 2];
+        let out = last.unwrap_or_default();
+        let jobs = out.metrics.get("jobs_done").copied().unwrap_or(0.0);
+        println!(
+            "  {:<8} {} jobs, {} events in {median:.3} s: {:.2} M events/s, {:.2} M jobs/s",
+            run.label,
+            jobs,
+            out.events,
+            out.events as f64 / median / 1e6,
+            jobs / median / 1e6
         );
     }
     Ok(())

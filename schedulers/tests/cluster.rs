@@ -6,11 +6,15 @@
 //!   distribution.
 //! - One FCFS disk fed Poisson requests of Gamma sizes is an M/G/1 FCFS queue: the mean wait is
 //!   Pollaczek–Khinchine's `Λ E[s²] / (2 (1 − ρ))`, the same M/G/1 term the policies' eq. 4.5 uses.
-//! - Random small workloads under every policy: every job completes exactly once.
+//! - One node under round robin (time slice > 0) with exponential demands is M/M/1 for the
+//!   number of jobs, so the mean response time is `E[S] / (1 − ρ)` (Little).
+//! - Random small workloads under every policy, CPU discipline and load-exchange period: every
+//!   job completes exactly once, on a node that exists, never faster than in a dedicated setting.
 //!
 //! The statistical tests use fixed seeds (so they are deterministic) and batch means with a 95%
-//! Student interval; they are meant for `cargo test --release` (a few seconds), debug builds are
-//! much slower.
+//! Student interval; they take about 4 s under `cargo test --release` (about 30 s in debug).
+//! `intervals_cover_the_closed_forms` (ignored, ~1.5 min in release) checks over 100 seeds per
+//! case that the intervals cover the closed forms about 95% of the time.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -100,8 +104,9 @@ enum Demand {
 }
 
 /// Runs `n` CPU-only jobs (mean demand 1 s, Poisson arrivals at rate `rho`) on one node under
-/// NLB; returns the outcome.
-fn ps_run(rho: f64, demand: Demand, n: usize, seed: u64) -> ClusterOutcome {
+/// NLB, with round-robin time slice `time_slice_s` (0: processor sharing) and no context-switch
+/// cost; returns the outcome.
+fn cpu_only_run(rho: f64, demand: Demand, n: usize, time_slice_s: f64, seed: u64) -> ClusterOutcome {
     let (platform, nodes, disks) = cluster_platform(1);
     let mut arrivals = rng::stream(seed, "test.arrivals");
     let mut sizes = rng::stream(seed, "test.sizes");
@@ -110,7 +115,7 @@ fn ps_run(rho: f64, demand: Demand, n: usize, seed: u64) -> ClusterOutcome {
     let jobs: Vec<ClusterJob> = (0..n)
         .map(|_| {
             t += gaps.sample(&mut arrivals);
-            let cpu_s = match demand {
+            let cpu_s: f64 = match demand {
                 Demand::Exp => Exp::new(1.0).unwrap().sample(&mut sizes),
                 Demand::Uniform => sizes.gen_range(0.0..2.0),
             };
@@ -131,6 +136,7 @@ fn ps_run(rho: f64, demand: Demand, n: usize, seed: u64) -> ClusterOutcome {
     let config = ClusterConfig {
         page_fault_rate: 0.0,
         context_switch_s: 0.0,
+        time_slice_s,
         ..ClusterConfig::default()
     };
     let setup = ClusterSetup {
@@ -148,30 +154,38 @@ fn ps_run(rho: f64, demand: Demand, n: usize, seed: u64) -> ClusterOutcome {
     outcome
 }
 
+/// The mean slowdown of a processor-sharing [`cpu_only_run`] with its 95% batch-means half-width, after checking that no
+/// job finished faster than alone.
+fn ps_estimate(rho: f64, demand: Demand, n: usize, seed: u64) -> (f64, f64) {
+    let outcome = cpu_only_run(rho, demand, n, 0.0, seed);
+    assert_eq!(outcome.completed, n as u64);
+    // Slowdowns in arrival order (records come in completion order; PS reorders jobs).
+    let mut records = outcome.jobs;
+    records.sort_by_key(|r| r.index);
+    for r in &records {
+        // Under PS a job never finishes faster than alone: T >= x, to the engine's time
+        // tolerance (sim_core::EPSILON; absolute times near 10^5 s carry ~1e-11 s rounding).
+        assert!(r.finish_s - r.arrival_s >= r.dedicated_s - sim_core::EPSILON, "{r:?}");
+    }
+    let slowdowns: Vec<f64> = records.iter().map(|r| r.slowdown).collect();
+    batch_means(&slowdowns, 0.02)
+}
+
+/// (ρ, demand distribution, jobs) of the PS test. M/G/1-PS is insensitive, `E[T | x] = x / (1 − ρ)`
+/// for any demand distribution, so both distributions have the same closed form. Job counts
+/// give half-widths of about 1% (the variance of a PS queue's averages grows like `(1 − ρ)^-4`,
+/// hence many more jobs at ρ = 0.8).
+const PS_CASES: [(f64, Demand, usize); 3] = [
+    (0.5, Demand::Exp, 400_000),
+    (0.8, Demand::Exp, 1_600_000),
+    (0.8, Demand::Uniform, 1_600_000),
+];
+
 #[test]
 fn m_g_1_ps_cpu_only_slowdown_is_one_over_one_minus_rho() {
-    // (ρ, demand distribution, jobs). M/G/1-PS is insensitive: E[T | x] = x / (1 − ρ) for any
-    // demand distribution, so E[slowdown] = E[T/x] = 1 / (1 − ρ) for exponential and uniform
-    // demands alike. Job counts give an interval half-width of a few percent (the variance of a
-    // PS queue's time averages grows like (1 − ρ)^-4, hence many more jobs at ρ = 0.8).
-    let cases = [
-        (0.5, Demand::Exp, 100_000),
-        (0.8, Demand::Exp, 400_000),
-        (0.8, Demand::Uniform, 400_000),
-    ];
-    for (i, &(rho, demand, n)) in cases.iter().enumerate() {
-        let outcome = ps_run(rho, demand, n, 1000 + i as u64);
-        assert_eq!(outcome.completed, n as u64);
-        // Slowdowns in arrival order (records come in completion order; PS reorders jobs).
-        let mut records = outcome.jobs.clone();
-        records.sort_by_key(|r| r.index);
-        for r in &records {
-            // Under PS a job never finishes faster than alone: T >= x (to rounding).
-            assert!(r.finish_s - r.arrival_s >= r.dedicated_s * (1.0 - 1e-9), "{r:?}");
-        }
-        let slowdowns: Vec<f64> = records.iter().map(|r| r.slowdown).collect();
-        let (mean, half) = batch_means(&slowdowns, 0.02);
-        // Closed form (M/G/1-PS): E[T/x] = 1 / (1 − ρ).
+    for (i, &(rho, demand, n)) in PS_CASES.iter().enumerate() {
+        let (mean, half) = ps_estimate(rho, demand, n, 1000 + i as u64);
+        // Closed form (M/G/1-PS, eq. 3.1 with t_IO = 0): E[T/x] = 1 / (1 − ρ).
         let expected = 1.0 / (1.0 - rho);
         println!(
             "PS ρ = {rho}, {demand:?}, {n} jobs: mean slowdown {mean:.4} ± {half:.4} (95%), 1/(1−ρ) = {expected:.4}"
@@ -180,7 +194,8 @@ fn m_g_1_ps_cpu_only_slowdown_is_one_over_one_minus_rho() {
         // (processor sharing), the app adds CPU work or delay to CPU-only jobs (context switch,
         // arrival handling, I/O with io_rate 0), the slowdown's denominator is not t_u, or, with
         // probability ~5% per case for a correct model, by chance (seeds are fixed, so a
-        // failure is reproducible and not flaky).
+        // failure is reproducible and not flaky; `intervals_cover_the_closed_forms` checks the
+        // coverage over many seeds).
         assert!(
             (mean - expected).abs() <= half,
             "ρ = {rho}, {demand:?}: 1/(1−ρ) = {expected} outside {mean} ± {half}"
@@ -189,6 +204,42 @@ fn m_g_1_ps_cpu_only_slowdown_is_one_over_one_minus_rho() {
         // were too short or the batches too correlated for the job count).
         assert!(half < 0.05 * expected, "interval too wide: ± {half} around {mean}");
     }
+}
+
+/// (ρ, jobs, time slice s) of the round-robin test.
+const RR_CASE: (f64, usize, f64) = (0.8, 800_000, 0.1);
+
+/// The mean response time of a round-robin [`cpu_only_run`] (exponential demands) with its 95%
+/// batch-means half-width.
+fn rr_estimate(rho: f64, n: usize, slice: f64, seed: u64) -> (f64, f64) {
+    let outcome = cpu_only_run(rho, Demand::Exp, n, slice, seed);
+    assert_eq!(outcome.completed, n as u64);
+    let mut records = outcome.jobs;
+    records.sort_by_key(|r| r.index);
+    let responses: Vec<f64> = records.iter().map(|r| r.finish_s - r.arrival_s).collect();
+    batch_means(&responses, 0.02)
+}
+
+#[test]
+fn m_m_1_round_robin_mean_response_is_mean_demand_over_one_minus_rho() {
+    // Round robin with a time slice (0.1 s here, no switch cost) is work-conserving and ignores
+    // job sizes, so with Poisson arrivals and exponential demands the number of jobs in the
+    // node is the M/M/1 birth-death chain whatever the slice: E[N] = ρ / (1 − ρ), and by
+    // Little's law E[T] = E[N] / λ = E[S] / (1 − ρ). (Slowdowns are not insensitive to the
+    // discipline, mean response times are; so this checks the round-robin run queue, not PS.)
+    let (rho, n, slice) = RR_CASE;
+    let (mean, half) = rr_estimate(rho, n, slice, 3000);
+    // Closed form (M/M/1, any non-size-based work-conserving discipline): E[T] = E[S] / (1 − ρ).
+    let expected = 1.0 / (1.0 - rho);
+    println!("RR q = {slice} s, ρ = {rho}, {n} jobs: mean response {mean:.4} ± {half:.4} s (95%), E[S]/(1−ρ) = {expected:.4}");
+    // Could fail if: the run queue lost or duplicated a slice, left the CPU idle with jobs
+    // queued (not work-conserving), ran a slice longer or shorter than min(q, rest of burst),
+    // charged a context switch despite context_switch_s = 0, or by chance (~5%, fixed seed).
+    assert!(
+        (mean - expected).abs() <= half,
+        "E[S]/(1−ρ) = {expected} outside {mean} ± {half}"
+    );
+    assert!(half < 0.05 * expected, "interval too wide: ± {half} around {mean}");
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -261,8 +312,8 @@ fn fcfs_disk_with_poisson_requests_matches_pollaczek_khinchine() {
     // Hand formulas: s = seek + X / rate, X ~ Gamma(mean 250 KB, sd 50 KB).
     let es = SEEK_S + REQ_MEAN / DISK_RATE; // 8 ms + 6.25 ms = 14.25 ms
     let es2 = (REQ_SD / DISK_RATE).powi(2) + es * es; // Var(X)/rate² + E[s]²
-    // The model's view of the same disk: the config's moments, and eq. 4.5 on a node whose only
-    // job makes Λ disk requests per CPU second (buffer 0, so every access misses: h = 0).
+                                                      // The model's view of the same disk: the config's moments, and eq. 4.5 on a node whose only
+                                                      // job makes Λ disk requests per CPU second (buffer 0, so every access misses: h = 0).
     let config = ClusterConfig {
         seek_rotation_s: SEEK_S,
         disk_rate_bytes_per_s: DISK_RATE,
@@ -274,11 +325,14 @@ fn fcfs_disk_with_poisson_requests_matches_pollaczek_khinchine() {
     };
     let (m1, m2) = config.request_service_moments();
     // Could fail if the config's moments used another formula (e.g. forgot the seek in E[s²]).
-    assert!((m1 - es).abs() <= 1e-15 && (m2 - es2).abs() <= 1e-15, "({m1}, {m2}) vs ({es}, {es2})");
+    assert!(
+        (m1 - es).abs() <= 1e-15 && (m2 - es2).abs() <= 1e-15,
+        "({m1}, {m2}) vs ({es}, {es2})"
+    );
 
-    for (i, &(rho, n)) in [(0.5, 300_000usize), (0.8, 600_000)].iter().enumerate() {
+    for (i, &(rho, n)) in DISK_CASES.iter().enumerate() {
         let rate = rho / es; // Λ = ρ / E[s]
-        // Pollaczek–Khinchine: W = Λ E[s²] / (2 (1 − ρ)).
+                             // Pollaczek–Khinchine: W = Λ E[s²] / (2 (1 − ρ)).
         let pk = rate * es2 / (2.0 * (1.0 - rho));
 
         // Eq. 4.5 with t_u = 1: r = t_u · 1 job + t_u λ_u (E[s] + Λ E[s²] / (2(1 − ρ))), so
@@ -293,32 +347,84 @@ fn fcfs_disk_with_poisson_requests_matches_pollaczek_khinchine() {
         let load = node_load(&config, &[job], 0.0);
         assert!((load.disk_utilisation() - rho).abs() < 1e-12, "{load:?}");
         let model_wait = (response_time(&load, &job) - 1.0) / rate - es;
-        assert!((model_wait - pk).abs() < 1e-12 * pk.max(1.0), "eq. 4.5 wait {model_wait} vs P-K {pk}");
+        assert!((model_wait - pk).abs() < 1e-12, "eq. 4.5 wait {model_wait} vs P-K {pk}");
 
-        let mut p = Platform::new();
-        let h = p.add_host(Host::new("n0", SPEED)).unwrap();
-        let disk = p.add_disk(Disk {
-            name: "disk".into(),
-            host: h,
-            model: DiskModel::FcfsQueue {
-                seek_rotation_s: SEEK_S,
-                transfer_rate: DISK_RATE,
-            },
-        });
-        let engine = Engine::new(Arc::new(p)).unwrap();
-        let mut sim = Simulation::new(engine, DiskProbe::new(disk, rate, n, 2000 + i as u64));
-        sim.run();
-        let waits = &sim.app.waits;
-        // Every request was served, none waited a negative time (FCFS: wait = departure of the
-        // previous one − own arrival, or 0).
-        assert!(waits.iter().all(|w| w.is_finite() && *w >= -1e-9), "a request unserved or early");
-        let (mean, half) = batch_means(waits, 0.02);
+        let (mean, half) = disk_estimate(rate, n, 2000 + i as u64);
         println!("FCFS disk ρ = {rho}, {n} requests: mean wait {mean:.6} ± {half:.6} s (95%), P-K {pk:.6} s");
         // Could fail if: the FCFS disk did not serve one request at a time in arrival order,
         // served a request in other than seek + bytes / rate, or, with probability ~5% per
         // case for a correct engine, by chance (fixed seeds: reproducible).
         assert!((mean - pk).abs() <= half, "ρ = {rho}: P-K {pk} outside {mean} ± {half}");
         assert!(half < 0.05 * pk, "interval too wide: ± {half} around {mean}");
+    }
+}
+
+/// `E[s]`, `E[s²]` and P-K's mean wait for disk utilisation `rho`: (Λ, W).
+fn pk_wait(rho: f64) -> (f64, f64) {
+    let es = SEEK_S + REQ_MEAN / DISK_RATE;
+    let es2 = (REQ_SD / DISK_RATE).powi(2) + es * es;
+    let rate = rho / es;
+    (rate, rate * es2 / (2.0 * (1.0 - rho)))
+}
+
+/// (ρ, requests) of the disk test.
+const DISK_CASES: [(f64, usize); 2] = [(0.5, 1_200_000), (0.8, 2_400_000)];
+
+/// Runs a [`DiskProbe`] of `n` requests at rate `rate`; returns the mean wait with its 95%
+/// batch-means half-width.
+fn disk_estimate(rate: f64, n: usize, seed: u64) -> (f64, f64) {
+    let mut p = Platform::new();
+    let h = p.add_host(Host::new("n0", SPEED)).unwrap();
+    let disk = p.add_disk(Disk {
+        name: "disk".into(),
+        host: h,
+        model: DiskModel::FcfsQueue {
+            seek_rotation_s: SEEK_S,
+            transfer_rate: DISK_RATE,
+        },
+    });
+    let engine = Engine::new(Arc::new(p)).unwrap();
+    let mut sim = Simulation::new(engine, DiskProbe::new(disk, rate, n, seed));
+    sim.run();
+    let waits = &sim.app.waits;
+    // Every request was served, none waited a negative time (FCFS: wait = departure of the
+    // previous one − own arrival, or 0).
+    assert!(
+        waits.iter().all(|w| w.is_finite() && *w >= -sim_core::EPSILON),
+        "a request unserved or served early"
+    );
+    batch_means(waits, 0.02)
+}
+
+#[test]
+#[ignore = "about 1.5 minutes in release: cargo test --release -p schedulers --test cluster -- --ignored"]
+fn intervals_cover_the_closed_forms() {
+    // 100 independent runs (seeds 5000..5099) per case, each a quarter of the main tests'
+    // length: a 95% interval contains the closed form in 95 runs on average; 88 is 3.2 binomial
+    // standard deviations (sqrt(100 × 0.05 × 0.95) = 2.2) below. The standardised errors
+    // (mean − closed form) / (half-width / t) must average 0: |mean z| < 0.33, about 3.2 of
+    // their standard errors (~1.04 / sqrt(100)). Could fail if the model had a bias too small
+    // for one run to show, or if batches were too short for batch means to be valid.
+    let mut report = Vec::new();
+    for &(rho, demand, n) in &PS_CASES {
+        let expected = 1.0 / (1.0 - rho);
+        let runs: Vec<_> = (5000..5100).map(|s| ps_estimate(rho, demand, n / 4, s)).collect();
+        report.push((format!("PS ρ = {rho} {demand:?}"), expected, runs));
+    }
+    let (rho, n, slice) = RR_CASE;
+    let runs: Vec<_> = (5000..5100).map(|s| rr_estimate(rho, n / 4, slice, s)).collect();
+    report.push((format!("RR ρ = {rho} q = {slice}"), 1.0 / (1.0 - rho), runs));
+    for &(rho, n) in &DISK_CASES {
+        let (rate, pk) = pk_wait(rho);
+        let runs: Vec<_> = (5000..5100).map(|s| disk_estimate(rate, n / 4, s)).collect();
+        report.push((format!("disk ρ = {rho}"), pk, runs));
+    }
+    for (name, expected, runs) in report {
+        let inside = runs.iter().filter(|(m, h)| (m - expected).abs() <= *h).count();
+        let mean_z = runs.iter().map(|(m, h)| (m - expected) / (h / T_975_29)).sum::<f64>() / runs.len() as f64;
+        println!("{name}: closed form inside {inside}/100 intervals, mean standardised error {mean_z:.3}");
+        assert!(inside >= 88, "{name}: coverage {inside}/100");
+        assert!(mean_z.abs() < 0.33, "{name}: mean z {mean_z}");
     }
 }
 
@@ -341,11 +447,21 @@ fn job_spec() -> impl Strategy<Value = JobSpec> {
 }
 
 /// (page_fault_rate, ram MB, buffer as a fraction of what RAM allows, context switch s,
-/// re-access rate, migration fixed cost s).
-type ConfigSpec = (f64, f64, f64, f64, f64, f64);
+/// re-access rate, migration fixed cost s, round-robin time slice s (0: processor sharing),
+/// load-exchange period s (0: current loads)).
+type ConfigSpec = (f64, f64, f64, f64, f64, f64, f64, f64);
 
 fn config_spec() -> impl Strategy<Value = ConfigSpec> {
-    (0.0f64..50.0, 256.0f64..1024.0, 0.0f64..0.5, 0.0f64..1e-3, 0.0f64..5.0, 0.0f64..0.5)
+    (
+        0.0f64..50.0,
+        256.0f64..1024.0,
+        0.0f64..0.5,
+        0.0f64..1e-3,
+        0.0f64..5.0,
+        0.0f64..0.5,
+        prop_oneof![1 => Just(0.0), 1 => 1e-3f64..0.5],
+        prop_oneof![1 => Just(0.0), 1 => 0.0f64..10.0],
+    )
 }
 
 fn check_conservation(
@@ -356,7 +472,7 @@ fn check_conservation(
     seed: u64,
 ) -> Result<(), TestCaseError> {
     let (platform, hosts, disks) = cluster_platform(nodes);
-    let (pf_rate, ram_mb, buffer_frac, switch_s, reaccess, fixed_s) = cfg;
+    let (pf_rate, ram_mb, buffer_frac, switch_s, reaccess, fixed_s, slice_s, period_s) = cfg;
     let defaults = ClusterConfig::default();
     let ram = ram_mb * 1e6;
     let config = ClusterConfig {
@@ -366,6 +482,8 @@ fn check_conservation(
         context_switch_s: switch_s,
         reaccess_rate: reaccess,
         migration_fixed_s: fixed_s,
+        time_slice_s: slice_s,
+        load_info_period_s: period_s,
         ..defaults
     };
     let mut t = 0.0;
@@ -427,7 +545,7 @@ fn check_conservation(
         // ran faster than the host's speed.
         prop_assert!(r.dedicated_s >= job.load.cpu_s * (1.0 - 1e-12), "{}: {:?}", name, r);
         prop_assert!(
-            r.finish_s - r.arrival_s >= r.dedicated_s * (1.0 - 1e-9) - 1e-9,
+            r.finish_s - r.arrival_s >= r.dedicated_s * (1.0 - 1e-9) - sim_core::EPSILON,
             "{}: response {} < dedicated {}: {:?}",
             name,
             r.finish_s - r.arrival_s,
@@ -441,7 +559,10 @@ fn check_conservation(
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(64))]
+    // 64 cases by default; PROPTEST_CASES overrides (e.g. 5000 for a longer search).
+    #![proptest_config(ProptestConfig::with_cases(
+        std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(64)
+    ))]
 
     #[test]
     fn every_job_finishes_once_on_one_node_with_slowdown_at_least_one(
@@ -473,6 +594,9 @@ fn every_policy_finishes_a_busy_workload() {
         })
         .collect();
     for policy in 0..registry::POLICIES.len() {
-        check_conservation(4, &specs, (20.0, 640.0, 0.3, 1e-4, 3.0, 0.1), policy, 7).unwrap();
+        for (slice_s, period_s) in [(0.0, 0.0), (0.01, 0.0), (0.0, 2.0), (0.05, 1.0)] {
+            let cfg = (20.0, 640.0, 0.3, 1e-4, 3.0, 0.1, slice_s, period_s);
+            check_conservation(4, &specs, cfg, policy, 7).unwrap();
+        }
     }
 }

@@ -233,22 +233,29 @@ fn prepare(spec: &RunSpec) -> Result<Prepared, String> {
     let io = UniformIoRate::new(io_rate)?;
 
     // CPU demands and raw arrivals: the trace, or synthetic lifetimes.
+    let limit = match spec.params.get("jobs") {
+        Some(v) => Some(
+            v.as_u64()
+                .filter(|&n| (1..=10_000_000).contains(&n))
+                .ok_or_else(|| format!("parameter 'jobs' must be an integer from 1 to 10000000, got '{v}'"))?
+                as usize,
+        ),
+        None => None,
+    };
     let demands: Vec<(f64, f64)> = match &spec.workload {
-        Some(w) => w.jobs.iter().map(|j| (j.submit_s, j.runtime_s)).collect(),
+        Some(w) => w
+            .jobs
+            .iter()
+            .take(limit.unwrap_or(usize::MAX))
+            .map(|j| (j.submit_s, j.runtime_s))
+            .collect(),
         None => {
-            let n = match spec.params.get("jobs") {
-                Some(v) => v
-                    .as_u64()
-                    .filter(|&n| (1..=10_000_000).contains(&n))
-                    .ok_or_else(|| format!("parameter 'jobs' must be an integer from 1 to 10000000, got '{v}'"))?,
-                None => 10_000,
-            };
             let lifetime = HbdLifetime::default();
             let arrivals = PoissonArrivals::new(1.0)?;
             let mut times = rng::stream(spec.seed, PoissonArrivals::STREAM);
             let mut sizes = rng::stream(spec.seed, HbdLifetime::STREAM);
             let mut t = 0.0;
-            (0..n)
+            (0..limit.unwrap_or(10_000))
                 .map(|_| {
                     t += arrivals.next_gap(&mut times);
                     (t, lifetime.sample(&mut sizes))

@@ -163,6 +163,9 @@ struct JobState {
     /// Round robin: CPU seconds of the burst still to run, and of the slice on the CPU.
     burst_left_s: f64,
     slice_s: f64,
+    /// The page-fault rate the burst's length was drawn with (the access it ends in is split
+    /// between explicit and page fault in the same proportion).
+    fault_rate: f64,
     /// Whether an access ends the burst in progress (else the job ends).
     access_after: bool,
     io_served_s: f64,
@@ -340,6 +343,7 @@ impl ClusterApp {
         let s = &mut self.states[u];
         s.burst_s = burst;
         s.burst_left_s = burst;
+        s.fault_rate = faults;
         s.access_after = until_access < state.remaining_s;
         if c.time_slice_s > 0.0 {
             self.run_queue[node].push_back(u);
@@ -413,8 +417,7 @@ impl ClusterApp {
         }
         let c = &self.setup.config;
         let job = self.setup.jobs[u].load;
-        let memory: f64 = self.loads[node].iter().map(|j| j.memory_bytes).sum();
-        let faults = page_fault_rate(c, memory, c.ram_bytes - self.buffer_bytes);
+        let faults = self.states[u].fault_rate;
         let explicit = job.io_rate / (job.io_rate + faults);
         if self.accesses.gen::<f64>() < explicit {
             self.outcome.accesses += 1;

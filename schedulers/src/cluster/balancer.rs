@@ -4,7 +4,7 @@
 use rand_chacha::ChaCha8Rng;
 
 use super::config::ClusterConfig;
-use super::load::{node_load, JobLoad, NodeLoad};
+use super::load::{migration_cost, node_load, response_time, JobLoad, NodeLoad};
 
 /// What a policy sees of the cluster when a job arrives: every node's jobs (without the new
 /// one), the current buffer size and I/O weight. Read-only.
@@ -55,6 +55,22 @@ pub struct ControlAction {
 pub trait FeedbackController: Send {
     /// Called when a job completes with `slowdown`.
     fn on_completion(&mut self, slowdown: f64) -> ControlAction;
+}
+
+/// Eq. 4.6: whether running `job` on `dest` instead of `home` is expected to pay, i.e.
+/// `r(home, u) > r(dest, u) + c_u`, with `r` the M/G/1 response time of eq. 4.5 (`u` counted on
+/// each node) and `c_u` the migration cost of eq. 4.7. §3 states the rule for every
+/// load-balancing scheme ("transferring a job only if ... greater than the load of the newly
+/// arrived job plus the migration cost"); WAL applies it always, CM and IO when their
+/// `eligibility` parameter says so.
+pub fn worth_migrating(view: &ClusterView<'_>, job: &JobLoad, home: usize, dest: usize) -> bool {
+    if dest == home {
+        return false;
+    }
+    let r_home = response_time(&view.load(home, Some(job)), job);
+    let r_dest = response_time(&view.load(dest, Some(job)), job);
+    let cost = migration_cost(view.config, job.data_bytes, view.net_bytes_per_s);
+    r_home > r_dest + cost
 }
 
 /// The node with the smallest `key` (ties broken uniformly at random); `None` when `n == 0`.

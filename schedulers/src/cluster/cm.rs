@@ -5,11 +5,13 @@
 //!
 //! Reading taken (the paper gives no thresholds): CPU is imbalanced when the home node would
 //! hold at least `cpu_threshold` jobs (default 4, Zhang et al.'s CPU threshold) and another node
-//! holds fewer. A move happens only to a node that is strictly less loaded than home.
+//! holds fewer. A move happens only to a node that is strictly less loaded than home, and, with
+//! `eligibility` on (the default, §3's rule for every scheme), only if eq. 4.6 expects the job
+//! to gain ([`worth_migrating`]).
 
 use rand_chacha::ChaCha8Rng;
 
-use super::balancer::{argmin_random, ClusterView, LoadBalancer};
+use super::balancer::{argmin_random, worth_migrating, ClusterView, LoadBalancer};
 use super::load::JobLoad;
 
 /// CPU-memory load sharing.
@@ -17,6 +19,14 @@ use super::load::JobLoad;
 pub struct Cm {
     /// Jobs on the home node (the new one counted) from which CPU load is shared.
     pub cpu_threshold: usize,
+    /// Migrate only when eq. 4.6 expects the job to gain.
+    pub eligibility: bool,
+}
+
+impl Cm {
+    fn allowed(&self, view: &ClusterView<'_>, job: &JobLoad, home: usize, dest: usize) -> bool {
+        !self.eligibility || worth_migrating(view, job, home, dest)
+    }
 }
 
 impl LoadBalancer for Cm {
@@ -26,14 +36,14 @@ impl LoadBalancer for Cm {
         let home_load = &loads[home];
         if home_load.memory_bytes + job.memory_bytes > home_load.user_memory_bytes {
             let best = argmin_random(n, |i| loads[i].memory_bytes, rng).unwrap_or(home);
-            if loads[best].memory_bytes < home_load.memory_bytes {
+            if loads[best].memory_bytes < home_load.memory_bytes && self.allowed(view, job, home, best) {
                 return best;
             }
             return home;
         }
         if home_load.jobs + 1 >= self.cpu_threshold {
             let best = argmin_random(n, |i| loads[i].jobs as f64, rng).unwrap_or(home);
-            if loads[best].jobs < home_load.jobs {
+            if loads[best].jobs < home_load.jobs && self.allowed(view, job, home, best) {
                 return best;
             }
         }

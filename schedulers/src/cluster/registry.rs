@@ -25,6 +25,12 @@ const WAL_PARAMS: &[(&str, &str, &str)] = &[
     ("w_io", "initial I/O weight W_IO of eq. 4.1 (W_CPU = 1 − W_IO)", "0.5"),
 ];
 
+const ELIGIBILITY: (&str, &str, &str) = (
+    "eligibility",
+    "1: migrate only if eq. 4.6 expects a gain (§3's rule for all schemes); 0: greedy",
+    "1",
+);
+
 /// Every cluster load-balancing policy.
 pub const POLICIES: &[PolicyInfo] = &[
     PolicyInfo {
@@ -44,7 +50,7 @@ pub const POLICIES: &[PolicyInfo] = &[
     PolicyInfo {
         name: "io",
         description: "least accumulated explicit I/O load (eq. 4.4)",
-        params: &[],
+        params: &[ELIGIBILITY],
     },
     PolicyInfo {
         name: "wal",
@@ -119,6 +125,13 @@ pub fn build(name: &str, params: &BTreeMap<String, f64>) -> Result<Built, String
         }
         Ok(x as usize)
     };
+    let flag = |key: &str| -> Result<bool, String> {
+        match params.get(key).copied() {
+            None | Some(1.0) => Ok(true),
+            Some(0.0) => Ok(false),
+            Some(x) => Err(format!("scheduler '{name}': parameter '{key}' must be 0 or 1, got {x}")),
+        }
+    };
     let w_io = real("w_io", 0.5, 0.0, 1.0)?;
     let wal = || -> Result<Box<dyn LoadBalancer>, String> {
         Ok(Box::new(Wal {
@@ -134,12 +147,15 @@ pub fn build(name: &str, params: &BTreeMap<String, f64>) -> Result<Built, String
         "cm" => Built {
             balancer: Box::new(Cm {
                 cpu_threshold: whole("cpu_threshold", 4.0)?,
+                eligibility: flag("eligibility")?,
             }),
             controller: None,
             w_io,
         },
         "io" => Built {
-            balancer: Box::new(IoPolicy),
+            balancer: Box::new(IoPolicy {
+                eligibility: flag("eligibility")?,
+            }),
             controller: None,
             w_io,
         },

@@ -14,8 +14,8 @@
 
 use rand_chacha::ChaCha8Rng;
 
-use super::balancer::{argmin_random, ClusterView, LoadBalancer};
-use super::load::{migration_cost, response_time, JobLoad};
+use super::balancer::{argmin_random, worth_migrating, ClusterView, LoadBalancer};
+use super::load::JobLoad;
 
 /// Weighted average load balancing.
 #[derive(Clone, Debug)]
@@ -44,10 +44,7 @@ impl LoadBalancer for Wal {
             return home;
         };
         // Step 4: eligible?
-        let r_home = response_time(&loads[home], job);
-        let r_dest = response_time(&view.load(j, Some(job)), job);
-        let cost = migration_cost(view.config, job.data_bytes, view.net_bytes_per_s);
-        if r_home > r_dest + cost {
+        if worth_migrating(view, job, home, j) {
             j
         } else {
             home

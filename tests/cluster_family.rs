@@ -1,0 +1,98 @@
+//! The cluster family end to end through experiment files: a job trace of each kind and the
+//! synthetic generator, the tables a study draws, and the refusals.
+
+use std::path::PathBuf;
+
+use gridsim::experiment;
+use gridsim::families;
+
+fn load(text: &str) -> Result<experiment::Experiment, experiment::ExperimentError> {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("experiments/test.toml");
+    experiment::load_str(&path, text, false, &families::all())
+}
+
+fn experiment(workload: &str, params: &str, scheduler: &str) -> String {
+    format!(
+        r#"
+name = "t"
+family = "cluster"
+[platform]
+file = "../platforms/data/walfc6.toml"
+{workload}
+[params]
+{params}
+[[schedulers]]
+name = "{scheduler}"
+[outputs]
+tables = ["slowdown_quantiles", "control", "nodes", "jobs"]
+"#
+    )
+}
+
+#[test]
+fn an_swf_log_a_process_trace_and_synthetic_jobs_all_run() {
+    let cases = [
+        (
+            "[workload]\ntrace = \"../traces/data/KTH-SP2-1996-2.1-cln.swf.gz\"\nserial_only = true\nfirst = 500",
+            "cpu_load = 0.5",
+            500.0,
+        ),
+        (
+            "[workload]\ntrace = \"../traces/data/CSD-trace.csv.gz\"",
+            "jobs = 2000",
+            2000.0,
+        ),
+        ("", "jobs = 1500", 1500.0),
+    ];
+    for (workload, params, jobs) in cases {
+        let e = load(&experiment(workload, params, "wal-fc")).unwrap_or_else(|e| panic!("{e}"));
+        let out = e.family.run(&e.runs[0].spec).unwrap();
+        assert_eq!(out.metrics["jobs_done"], jobs, "{workload}");
+        assert!(out.metrics["mean_slowdown"] >= 1.0);
+        // Quantiles of the slowdown never decrease and end at the largest one.
+        let q = &out.tables["slowdown_quantiles"];
+        let values: Vec<f64> = q.rows.iter().map(|r| r[1].as_f64().unwrap()).collect();
+        assert!(values.windows(2).all(|w| w[0] <= w[1]));
+        assert_eq!(*values.last().unwrap(), out.metrics["max_slowdown"]);
+        // One row per job; the controller moved after every completion but the first.
+        assert_eq!(out.tables["jobs"].rows.len() as f64, jobs);
+        assert!(!out.tables["control"].rows.is_empty());
+        assert_eq!(out.tables["nodes"].rows.len(), 6);
+    }
+}
+
+#[test]
+fn offered_load_is_scaled_to_cpu_load() {
+    // Σ t_u / (span · nodes) = cpu_load after scaling: the CPU busy fraction of a run without
+    // I/O is close to it (the last jobs finish a little after the last arrival).
+    let text = experiment(
+        "[workload]\ntrace = \"../traces/data/CSD-trace.csv.gz\"",
+        "jobs = 20000\ncpu_load = 0.5\nio_rate = 0.0\npage_fault_rate = 0.0",
+        "nlb",
+    );
+    let e = load(&text).unwrap();
+    let out = e.family.run(&e.runs[0].spec).unwrap();
+    let jobs = &out.tables["jobs"];
+    let dedicated: f64 = jobs.rows.iter().map(|r| r[5].as_f64().unwrap()).sum();
+    let busy = dedicated / (out.metrics["makespan_s"] * 6.0);
+    assert!((busy - 0.5).abs() < 0.05, "{busy}");
+}
+
+#[test]
+fn a_platform_without_fcfs_disks_and_bad_parameters_are_refused() {
+    let text = experiment("", "jobs = 10", "nlb").replace("walfc6.toml", "small4.toml");
+    let e = load(&text).unwrap_err().to_string();
+    assert!(e.contains("has no host with an FCFS disk"), "{e}");
+    let e = load(&experiment("", "jobs = 10\ncpu_load = -1", "wal"))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("'cpu_load'"), "{e}");
+    let e = load(&experiment("", "jobs = 10\nw_io = 3", "wal"))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("'w_io'"), "{e}");
+    let e = load(&experiment("", "jobs = 10\nbuffer_mb = 700", "nlb"))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("buffer_bytes"), "{e}");
+}
