@@ -168,8 +168,27 @@ fn main() -> ExitCode {
 }
 
 fn run(file: &Path, quick: bool, opts: &RunOptions) -> Result<()> {
+    let mut seen = Vec::new();
+    run_with_includes(file, quick, opts, &mut seen)
+}
+
+/// Runs `file`, then the experiments it includes (each once, whatever the nesting).
+fn run_with_includes(file: &Path, quick: bool, opts: &RunOptions, seen: &mut Vec<PathBuf>) -> Result<()> {
+    let key = std::fs::canonicalize(file).unwrap_or_else(|_| file.to_path_buf());
+    if seen.contains(&key) {
+        return Ok(());
+    }
+    seen.push(key);
     let experiment = experiment::load(file, quick, &families::all())?;
-    let report = runner::run(&experiment, opts)?;
+    run_one(&experiment, opts)?;
+    for include in &experiment.includes {
+        run_with_includes(include, quick, opts, seen)?;
+    }
+    Ok(())
+}
+
+fn run_one(experiment: &experiment::Experiment, opts: &RunOptions) -> Result<()> {
+    let report = runner::run(experiment, opts)?;
     let name = experiment.dir_name();
     let slice = match opts.shard {
         Some(s) => format!(" (shard {}/{}: {} runs)", s.k, s.n, report.selected),
@@ -223,6 +242,16 @@ fn plot(results: &Path, out: Option<PathBuf>) -> Result<()> {
 }
 
 fn validate(file: &Path) -> Result<()> {
+    let mut seen = Vec::new();
+    validate_with_includes(file, &mut seen)
+}
+
+fn validate_with_includes(file: &Path, seen: &mut Vec<PathBuf>) -> Result<()> {
+    let key = std::fs::canonicalize(file).unwrap_or_else(|_| file.to_path_buf());
+    if seen.contains(&key) {
+        return Ok(());
+    }
+    seen.push(key);
     let all = families::all();
     let text = std::fs::read_to_string(file).map_err(|e| anyhow::anyhow!("{}: cannot read: {e}", file.display()))?;
     let spec = experiment::parse(file, &text)?;
@@ -233,6 +262,9 @@ fn validate(file: &Path) -> Result<()> {
         line.push_str(&format!(" ({} with --quick)", quick.runs.len()));
     }
     println!("{line}");
+    for include in &normal.includes {
+        validate_with_includes(include, seen)?;
+    }
     Ok(())
 }
 

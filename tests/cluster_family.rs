@@ -96,3 +96,31 @@ fn a_platform_without_fcfs_disks_and_bad_parameters_are_refused() {
         .to_string();
     assert!(e.contains("buffer_bytes"), "{e}");
 }
+
+#[test]
+fn wal_toml_includes_the_other_sweeps_and_a_missing_include_is_located() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let e = experiment::load(&root.join("experiments/wal.toml"), true, &families::all()).unwrap();
+    let names: Vec<String> = e
+        .includes
+        .iter()
+        .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "wal-weights.toml",
+            "wal-buffer.toml",
+            "wal-datasize.toml",
+            "wal-memory.toml"
+        ]
+    );
+    let text = experiment("", "jobs = 10", "nlb").replace("family =", "includes = [\"nope.toml\"]\nfamily =");
+    let e = load(&text).unwrap_err();
+    let d = e.diagnostics.iter().find(|d| d.field == "includes").unwrap();
+    assert!(d.message.contains("'nope.toml' not found"), "{e}");
+    assert_eq!(
+        d.line,
+        text.lines().position(|l| l.starts_with("includes")).unwrap() + 1
+    );
+}

@@ -4,4 +4,5 @@
 
 pub mod bot;
 pub mod cluster;
+pub mod registry;
 pub mod skeleton;

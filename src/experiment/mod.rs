@@ -121,6 +121,8 @@ pub struct Experiment {
     pub key_columns: Vec<String>,
     /// Every run, by index.
     pub runs: Vec<Run>,
+    /// The experiment files `includes` names, resolved against this file's directory.
+    pub includes: Vec<PathBuf>,
 }
 
 impl Experiment {
@@ -634,6 +636,27 @@ fn resolve(
         }
     }
 
+    // Included experiments: they must exist (each is checked when it is loaded itself).
+    let mut includes = Vec::new();
+    for inc in &spec.includes {
+        let resolved = path.parent().unwrap_or(Path::new("")).join(inc.get_ref());
+        if !resolved.is_file() {
+            rep.error(
+                inc.span(),
+                "includes",
+                format!(
+                    "experiment file '{}' not found (looked for {}; paths are relative to the experiment file)",
+                    inc.get_ref(),
+                    resolved.display()
+                ),
+            );
+        } else if includes.contains(&resolved) {
+            rep.error(inc.span(), "includes", format!("'{}' is listed twice", inc.get_ref()));
+        } else {
+            includes.push(resolved);
+        }
+    }
+
     // Figures.
     let figures: Vec<FigureSpec> = spec.figures.iter().map(|f| f.get_ref().clone()).collect();
     check_figures(rep, &spec.figures, &tables, &key_columns, &runs, quick);
@@ -656,6 +679,7 @@ fn resolve(
         axes,
         key_columns,
         runs,
+        includes,
     })
 }
 

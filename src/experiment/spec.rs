@@ -50,6 +50,11 @@ pub struct ExperimentSpec {
     /// Overrides for `--quick`.
     #[serde(default)]
     pub quick: Option<Spanned<QuickSpec>>,
+    /// Other experiment files (relative to this one) that `gridsim run` and `gridsim validate`
+    /// take on after this one, each into its own results directory: one command for a paper
+    /// whose figures need sweeps that one cartesian product cannot express.
+    #[serde(default)]
+    pub includes: Vec<Spanned<String>>,
 }
 
 /// `[platform]`: a file, or a generator with its parameters.

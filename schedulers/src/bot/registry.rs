@@ -9,17 +9,8 @@ use super::tss::Tss;
 use super::weighted_factoring::{WeightedFactoring, Weights};
 use super::work_queue::WorkQueue;
 use super::ChunkPolicy;
-
-/// A policy name with its one-line description and parameters.
-#[derive(Clone, Copy, Debug)]
-pub struct PolicyInfo {
-    /// Name in experiment files.
-    pub name: &'static str,
-    /// One line.
-    pub description: &'static str,
-    /// Accepted parameters (name, meaning, default).
-    pub params: &'static [(&'static str, &'static str, &'static str)],
-}
+use crate::registry::lookup;
+pub use crate::registry::PolicyInfo;
 
 /// Every bag-of-tasks policy.
 pub const POLICIES: &[PolicyInfo] = &[
@@ -68,22 +59,7 @@ pub const POLICIES: &[PolicyInfo] = &[
 /// Builds a policy from its name and parameters; errors name the bad parameter and list the
 /// valid names.
 pub fn build(name: &str, params: &BTreeMap<String, f64>) -> Result<Box<dyn ChunkPolicy>, String> {
-    let Some(info) = POLICIES.iter().find(|p| p.name == name) else {
-        let names: Vec<_> = POLICIES.iter().map(|p| p.name).collect();
-        return Err(format!(
-            "unknown bag-of-tasks scheduler '{name}' (valid: {})",
-            names.join(", ")
-        ));
-    };
-    for key in params.keys() {
-        if !info.params.iter().any(|p| p.0 == key) {
-            let valid: Vec<_> = info.params.iter().map(|p| p.0).collect();
-            return Err(format!(
-                "scheduler '{name}': unknown parameter '{key}' (valid: {})",
-                valid.join(", ")
-            ));
-        }
-    }
+    lookup(POLICIES, "bag-of-tasks", name, params)?;
     let get = |key: &str| params.get(key).copied();
     let count = |key: &str, min: f64| -> Result<Option<u64>, String> {
         match get(key) {

@@ -8,17 +8,8 @@ use super::controller::SlowdownController;
 use super::io::IoPolicy;
 use super::nlb::Nlb;
 use super::wal::Wal;
-
-/// A policy name with its one-line description and parameters (name, meaning, default).
-#[derive(Clone, Copy, Debug)]
-pub struct PolicyInfo {
-    /// Name in experiment files.
-    pub name: &'static str,
-    /// One line.
-    pub description: &'static str,
-    /// Accepted parameters (name, meaning, default).
-    pub params: &'static [(&'static str, &'static str, &'static str)],
-}
+use crate::registry::lookup;
+pub use crate::registry::PolicyInfo;
 
 const WAL_PARAMS: &[(&str, &str, &str)] = &[
     ("threshold", "overload threshold on load / mean load (§4.1)", "1.25"),
@@ -87,26 +78,7 @@ pub struct Built {
 /// Builds a policy from its name and parameters; errors name the bad parameter and list the
 /// valid names.
 pub fn build(name: &str, params: &BTreeMap<String, f64>) -> Result<Built, String> {
-    let Some(info) = POLICIES.iter().find(|p| p.name == name) else {
-        let names: Vec<_> = POLICIES.iter().map(|p| p.name).collect();
-        return Err(format!(
-            "unknown cluster scheduler '{name}' (valid: {})",
-            names.join(", ")
-        ));
-    };
-    for key in params.keys() {
-        if !info.params.iter().any(|p| p.0 == key) {
-            let valid: Vec<_> = info.params.iter().map(|p| p.0).collect();
-            return Err(format!(
-                "scheduler '{name}': unknown parameter '{key}' (valid: {})",
-                if valid.is_empty() {
-                    "none".to_string()
-                } else {
-                    valid.join(", ")
-                }
-            ));
-        }
-    }
+    lookup(POLICIES, "cluster", name, params)?;
     let real = |key: &str, default: f64, min: f64, max: f64| -> Result<f64, String> {
         match params.get(key).copied() {
             None => Ok(default),
