@@ -32,11 +32,14 @@ pub const POLICIES: &[PolicyInfo] = &[
     PolicyInfo {
         name: "cm",
         description: "CPU-memory (Zhang et al.): least memory load if home would page, else fewest jobs",
-        params: &[(
-            "cpu_threshold",
-            "jobs on the home node from which CPU load is shared",
-            "4",
-        )],
+        params: &[
+            (
+                "cpu_threshold",
+                "jobs on the home node from which CPU load is shared",
+                "4",
+            ),
+            ELIGIBILITY,
+        ],
     },
     PolicyInfo {
         name: "io",
@@ -159,6 +162,21 @@ mod tests {
             assert!(build(p.name, &BTreeMap::new()).is_ok(), "{}", p.name);
         }
         assert!(build("wal-fc", &BTreeMap::new()).unwrap().controller.is_some());
+    }
+
+    #[test]
+    fn every_parameter_a_policy_reads_is_listed() {
+        // Each listed parameter, given a valid value, builds: nothing the builder reads is
+        // missing from the list (which experiment files are checked against).
+        for p in POLICIES {
+            for &(key, _, default) in p.params {
+                let value: f64 = default.parse().unwrap();
+                let params = BTreeMap::from([(key.to_string(), value)]);
+                assert!(build(p.name, &params).is_ok(), "{} {key}", p.name);
+            }
+        }
+        let cm = BTreeMap::from([("eligibility".to_string(), 0.0)]);
+        assert!(build("cm", &cm).is_ok());
     }
 
     #[test]
