@@ -129,6 +129,7 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    restore_default_sigpipe();
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Run {
@@ -143,6 +144,13 @@ fn main() -> ExitCode {
             let mut opts = RunOptions::new(out);
             if let Some(j) = jobs {
                 opts.jobs = j as usize;
+                let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+                if opts.jobs > cores {
+                    eprintln!(
+                        "gridsim: warning: --jobs {j} is more than the {cores} cores of this machine; runs will \
+                         share them (at most one thread per run is started)"
+                    );
+                }
             }
             opts.fresh = fresh;
             opts.shard = shard;
@@ -364,4 +372,16 @@ fn replay(path: &std::path::Path) -> anyhow::Result<()> {
     let output = gridsim::replay::run(&scenario, platform)?;
     println!("{}", serde_json::to_string(&output)?);
     Ok(())
+}
+
+/// Output into a closed pipe (`gridsim list | head -1`) ends the process quietly, as Unix tools
+/// do, instead of failing every later `println!` with a broken-pipe panic: the default action of
+/// SIGPIPE, which the Rust runtime sets to "ignore" at start-up, is put back.
+fn restore_default_sigpipe() {
+    #[cfg(unix)]
+    // SAFETY: called first thing in `main`, before any thread exists; `signal` with `SIG_DFL`
+    // only resets the disposition of one signal.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
 }

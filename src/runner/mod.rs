@@ -190,7 +190,8 @@ fn execute(experiment: &Experiment, pending: &[&Run], results_dir: &Path, opts: 
         return Ok(0);
     }
     let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(opts.jobs.max(1))
+        // More threads than runs would only idle.
+        .num_threads(opts.jobs.clamp(1, pending.len()))
         .thread_name(|i| format!("gridsim-run-{i}"))
         .build()
         .context("starting the worker threads")?;
@@ -222,8 +223,12 @@ fn execute(experiment: &Experiment, pending: &[&Run], results_dir: &Path, opts: 
             let outcome = catch_unwind(AssertUnwindSafe(|| experiment.family.run(&run.spec)));
             let wall = t0.elapsed().as_secs_f64();
             let stored = match outcome {
-                Ok(Ok(output)) => Record::new(&run.fingerprint, &output, wall, &experiment.tables)
-                    .and_then(|record| record.write(results_dir).map_err(|e| format!("{e:#}"))),
+                Ok(Ok(output)) => match output.metrics.iter().find(|(_, v)| !v.is_finite()) {
+                    // A metric that is not a number is a failed run, never a cell of runs.csv.
+                    Some((name, value)) => Err(format!("metric '{name}' is {value}, not a finite number")),
+                    None => Record::new(&run.fingerprint, &output, wall, &experiment.tables)
+                        .and_then(|record| record.write(results_dir).map_err(|e| format!("{e:#}"))),
+                },
                 Ok(Err(message)) => Err(message),
                 Err(panic) => Err(format!("panicked: {}", panic_text(&panic))),
             };

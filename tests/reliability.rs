@@ -1,0 +1,87 @@
+//! Regressions for defects of issue 17 fixed so far: a closed pipe ends the process quietly, a
+//! metric that is not a finite number fails its run by name, and `--jobs` above the core count
+//! is warned about.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+
+fn gridsim() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_gridsim"));
+    c.current_dir(env!("CARGO_MANIFEST_DIR"));
+    c
+}
+
+#[test]
+fn a_closed_pipe_ends_the_process_without_a_panic() {
+    // The reader is gone before gridsim writes: every write meets a broken pipe.
+    let mut child = gridsim()
+        .arg("list")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    // Ended by SIGPIPE as Unix tools are (shell status 141), never Rust's panic status 101.
+    assert_ne!(out.status.code(), Some(101), "{stderr}");
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::ExitStatusExt;
+        assert_eq!(out.status.signal(), Some(13), "{:?} {stderr}", out.status);
+    }
+}
+
+fn experiment(dir: &std::path::Path, text: &str) -> PathBuf {
+    let path = dir.join("e.toml");
+    std::fs::File::create(&path)
+        .unwrap()
+        .write_all(text.as_bytes())
+        .unwrap();
+    path
+}
+
+#[test]
+fn a_non_finite_metric_fails_the_run_by_name() {
+    // 20 tasks of 1e308 flops in one chunk: the chunk's 2e309 flops overflow to infinity, and
+    // so does the makespan.
+    let dir = tempfile::tempdir().unwrap();
+    let platform = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("platforms/data/walfc6.toml");
+    let path = experiment(
+        dir.path(),
+        &format!(
+            "name = \"inf\"\nfamily = \"bot\"\n[platform]\nfile = {:?}\n[params]\ntasks = 40\ntask_flops = 1e308\n\
+             [[schedulers]]\nname = \"wq\"\nparams = {{ chunk = 20 }}\n",
+            platform.display().to_string()
+        ),
+    );
+    let out = gridsim()
+        .args(["run", "--no-plots", "--out"])
+        .arg(dir.path())
+        .arg(&path)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("metric 'makespan_s' is inf, not a finite number"),
+        "{stderr}"
+    );
+    assert!(!dir.path().join("results/inf/runs.csv").exists());
+}
+
+#[test]
+fn more_jobs_than_cores_is_warned_about() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = gridsim()
+        .args(["run", "--quick", "--no-plots", "--jobs", "100000", "--out"])
+        .arg(dir.path())
+        .arg("experiments/wal-datasize.toml")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(stderr.contains("--jobs 100000 is more than the"), "{stderr}");
+}
