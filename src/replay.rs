@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::Arc;
 
-use anyhow::{anyhow, bail, Context, Result};
+use anyhow::{anyhow, Context, Result};
 use serde::{Deserialize, Serialize};
 use sim_core::platform::{HostId, Platform};
 use sim_core::{Application, Engine, Notification, SimTime, Simulation};
@@ -136,19 +136,37 @@ pub fn load(path: &Path) -> Result<(Scenario, Platform)> {
 
 /// Runs a scenario in gridsim.
 pub fn run(scenario: &Scenario, platform: Platform) -> Result<ReplayOutput> {
-    let host = |name: &str| platform.host_id(name).ok_or_else(|| anyhow!("unknown host '{name}'"));
     let mut plan = Vec::new();
     let mut results = Vec::new();
     for (index, act) in scenario.activities.iter().enumerate() {
-        let (kind, start, planned) = match act {
-            ScenarioActivity::Comm { src, dst, bytes, start } => {
-                ("comm", *start, Planned::Comm(host(src)?, host(dst)?, *bytes))
-            }
-            ScenarioActivity::Exec { host: h, flops, start } => ("exec", *start, Planned::Exec(host(h)?, *flops)),
+        let host = |field: &str, name: &str| {
+            platform
+                .host_id(name)
+                .ok_or_else(|| anyhow!("activity {index}: field {field}: unknown host '{name}'"))
         };
-        if start.is_nan() || start < 0.0 {
-            bail!("activity {index}: start must be >= 0");
-        }
+        // A negative amount would "complete" at once and report success: refuse it.
+        let amount = |field: &str, value: f64| {
+            if value.is_finite() && value >= 0.0 {
+                Ok(value)
+            } else {
+                Err(anyhow!(
+                    "activity {index}: field {field}: {value} is not a finite number >= 0"
+                ))
+            }
+        };
+        let (kind, start, planned) = match act {
+            ScenarioActivity::Comm { src, dst, bytes, start } => (
+                "comm",
+                *start,
+                Planned::Comm(host("src", src)?, host("dst", dst)?, amount("bytes", *bytes)?),
+            ),
+            ScenarioActivity::Exec { host: h, flops, start } => (
+                "exec",
+                *start,
+                Planned::Exec(host("host", h)?, amount("flops", *flops)?),
+            ),
+        };
+        amount("start", start)?;
         plan.push((start, planned));
         results.push(ActivityResult {
             index,

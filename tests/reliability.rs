@@ -85,3 +85,39 @@ fn more_jobs_than_cores_is_warned_about() {
     assert!(out.status.success(), "{stderr}");
     assert!(stderr.contains("--jobs 100000 is more than the"), "{stderr}");
 }
+
+fn replay(dir: &std::path::Path, activities: &str) -> std::process::Output {
+    let platforms = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/platforms/cluster.xml");
+    let path = dir.join("s.json");
+    let text = format!(
+        "{{\"platform\": {:?}, \"activities\": [{activities}]}}",
+        platforms.display().to_string()
+    );
+    std::fs::write(&path, text).unwrap();
+    gridsim().arg("replay").arg(&path).output().unwrap()
+}
+
+#[test]
+fn replay_refuses_negative_amounts_and_names_the_file_and_field() {
+    let dir = tempfile::tempdir().unwrap();
+    // Before the fix this transfer "completed" at once with failed: false.
+    let out = replay(
+        dir.path(),
+        r#"{"kind": "comm", "src": "node-1.acme", "dst": "node-0.acme", "bytes": -1e6, "start": 0.0}"#,
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("s.json: activity 0: field bytes: -1000000 is not a finite number >= 0"),
+        "{stderr}"
+    );
+    let out = replay(
+        dir.path(),
+        r#"{"kind": "exec", "host": "nobody", "flops": 1e9, "start": 0.0}"#,
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("s.json: activity 0: field host: unknown host 'nobody'"),
+        "{stderr}"
+    );
+}
