@@ -1,6 +1,7 @@
 //! Regressions for defects of issue 17 fixed so far: a closed pipe ends the process quietly, a
-//! metric that is not a finite number fails its run by name, and `--jobs` above the core count
-//! is warned about.
+//! metric that is not a finite number fails its run by name, `--jobs` above the core count is
+//! warned about, replay refuses negative amounts and names its file, and type errors in
+//! experiment files name the field in plain words.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -118,6 +119,45 @@ fn replay_refuses_negative_amounts_and_names_the_file_and_field() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
         stderr.contains("s.json: activity 0: field host: unknown host 'nobody'"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn type_errors_name_the_field_in_plain_words() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases = [
+        (
+            "seed = \"abc\"",
+            "e.toml:3:8: seed: invalid type: string \"abc\", expected an integer",
+        ),
+        (
+            "replications = 1.5",
+            "e.toml:3:16: replications: invalid type: floating point `1.5`, expected an integer",
+        ),
+    ];
+    for (line, expected) in cases {
+        let path = experiment(
+            dir.path(),
+            &format!(
+                "name = \"x\"\nfamily = \"bot\"\n{line}\n[platform]\nfile = \"a\"\n[[schedulers]]\nname = \"wq\"\n"
+            ),
+        );
+        let out = gridsim().arg("validate").arg(&path).output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{stderr}");
+        assert!(stderr.contains(expected), "{stderr}");
+        assert!(!stderr.contains("i64"), "{stderr}");
+    }
+    // A key inside a table is named with its table.
+    let path = experiment(
+        dir.path(),
+        "name = \"x\"\nfamily = \"bot\"\n[platform]\nfile = \"a\"\n[[schedulers]]\nname = \"wq\"\n[workload]\ntrace = \"t\"\nwindow_s = \"a\"\n",
+    );
+    let out = gridsim().arg("validate").arg(&path).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("e.toml:9:12: workload.window_s: invalid type: string \"a\", expected a list"),
         "{stderr}"
     );
 }

@@ -124,15 +124,68 @@ pub fn line_column(text: &str, offset: usize) -> (usize, usize) {
 /// A TOML syntax or type error as a diagnostic (`FILE:LINE:COLUMN: message`).
 pub(crate) fn from_toml(file: &Path, text: &str, err: &toml::de::Error) -> ExperimentError {
     let (line, column) = err.span().map_or((0, 0), |s| line_column(text, s.start));
-    let message = err.message().trim().to_string();
+    let message = plain_types(err.message().trim());
+    // Type errors do not say which key they are about; syntax errors and unknown or missing
+    // fields already do (or concern no key).
+    let is_type_error = ["invalid type", "invalid value", "invalid length"]
+        .iter()
+        .any(|p| message.starts_with(p));
+    let field = match err.span() {
+        Some(s) if is_type_error => field_at(text, s.start),
+        _ => String::new(),
+    };
     ExperimentError {
         diagnostics: vec![Diagnostic {
             file: file.to_path_buf(),
             line,
             column,
-            field: String::new(),
+            field,
             message,
         }],
+    }
+}
+
+/// serde's messages name Rust types (`expected i64`); a user reads "an integer".
+fn plain_types(message: &str) -> String {
+    let mut out = message.to_string();
+    for (rust, plain) in [
+        ("expected i64", "expected an integer"),
+        ("expected u64", "expected a non-negative integer"),
+        ("expected i32", "expected an integer"),
+        ("expected u32", "expected a non-negative integer"),
+        ("expected usize", "expected a non-negative integer"),
+        ("expected f64", "expected a number"),
+        ("expected a sequence", "expected a list"),
+        ("expected a map", "expected a table"),
+    ] {
+        out = out.replace(rust, plain);
+    }
+    out
+}
+
+/// The dotted key of the `key = value` line holding `offset`, with the `[table]` above it
+/// (`workload.window_s`); empty when the line assigns nothing.
+fn field_at(text: &str, offset: usize) -> String {
+    let offset = offset.min(text.len());
+    let before = text.get(..offset).unwrap_or("");
+    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    let line = text[line_start..].lines().next().unwrap_or("");
+    let Some((key, _)) = line.split_once('=') else {
+        return String::new();
+    };
+    let key = key.trim().trim_matches('"');
+    if key.is_empty() || key.starts_with('[') || key.starts_with('#') {
+        return String::new();
+    }
+    let table = before[..line_start]
+        .lines()
+        .rev()
+        .map(str::trim)
+        .find(|l| l.starts_with('['))
+        .map(|l| l.trim_matches(|c| c == '[' || c == ']').trim().to_string());
+    match table {
+        Some(t) if !t.is_empty() => format!("{t}.{key}"),
+        _ => key.to_string(),
     }
 }
 
