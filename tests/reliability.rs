@@ -1,5 +1,5 @@
-//! Regressions for defects of issue 17 fixed so far: a closed pipe ends the process quietly, a
-//! metric that is not a finite number fails its run by name, `--jobs` above the core count is
+//! Regressions for defects of issue 17 fixed so far: a closed pipe ends the process quietly, an
+//! infinite metric fails its run by name, `--jobs` above the core count is
 //! warned about, replay refuses negative amounts and names its file, and type errors in
 //! experiment files name the field in plain words.
 
@@ -45,7 +45,7 @@ fn experiment(dir: &std::path::Path, text: &str) -> PathBuf {
 }
 
 #[test]
-fn a_non_finite_metric_fails_the_run_by_name() {
+fn an_infinite_metric_fails_the_run_by_name() {
     // 20 tasks of 1e308 flops in one chunk: the chunk's 2e309 flops overflow to infinity, and
     // so does the makespan.
     let dir = tempfile::tempdir().unwrap();

@@ -223,8 +223,10 @@ fn execute(experiment: &Experiment, pending: &[&Run], results_dir: &Path, opts: 
             let outcome = catch_unwind(AssertUnwindSafe(|| experiment.family.run(&run.spec)));
             let wall = t0.elapsed().as_secs_f64();
             let stored = match outcome {
-                Ok(Ok(output)) => match output.metrics.iter().find(|(_, v)| !v.is_finite()) {
-                    // A metric that is not a number is a failed run, never a cell of runs.csv.
+                Ok(Ok(output)) => match output.metrics.iter().find(|(_, v)| v.is_infinite()) {
+                    // An infinite metric is an overflow, a failed run, never a cell of runs.csv.
+                    // (NaN is how a family writes "not applicable", e.g. a remap time of a run
+                    // that never remaps.)
                     Some((name, value)) => Err(format!("metric '{name}' is {value}, not a finite number")),
                     None => Record::new(&run.fingerprint, &output, wall, &experiment.tables)
                         .and_then(|record| record.write(results_dir).map_err(|e| format!("{e:#}"))),
