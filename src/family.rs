@@ -7,7 +7,9 @@
 
 use std::collections::BTreeMap;
 use std::fmt;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
+
+use schedulers::registry::PolicyInfo;
 
 use sim_core::platform::Platform;
 
@@ -138,4 +140,48 @@ pub trait Family: Send + Sync {
     fn validate(&self, spec: &RunSpec) -> Result<(), String>;
     /// Runs one simulation. Deterministic: the same spec gives the same output.
     fn run(&self, spec: &RunSpec) -> Result<RunOutput, String>;
+}
+
+/// The schedulers of a policy registry as [`Named`]s, built once into `cell`: a family lists
+/// its schedulers from its registry instead of writing the names twice.
+pub fn scheduler_names(cell: &'static OnceLock<Vec<Named>>, policies: &'static [PolicyInfo]) -> &'static [Named] {
+    cell.get_or_init(|| {
+        policies
+            .iter()
+            .map(|p| Named {
+                name: p.name,
+                description: p.description,
+            })
+            .collect()
+    })
+}
+
+/// A family's parameters: its own `model` parameters, then every policy parameter of the
+/// registry once (described as `policy: meaning (default d)`), built once into `cell`.
+pub fn parameter_names(
+    cell: &'static OnceLock<Vec<Named>>,
+    model: &'static [Named],
+    policies: &'static [PolicyInfo],
+) -> &'static [Named] {
+    cell.get_or_init(|| {
+        let mut all: Vec<Named> = model.to_vec();
+        for policy in policies {
+            for &(name, meaning, default) in policy.params {
+                if !all.iter().any(|n| n.name == name) {
+                    let users: Vec<&str> = policies
+                        .iter()
+                        .filter(|p| p.params.iter().any(|q| q.0 == name))
+                        .map(|p| p.name)
+                        .collect();
+                    let text = format!("{}: {meaning} (default {default})", users.join(", "));
+                    all.push(Named {
+                        name,
+                        // Built once per registry and kept for the process's life.
+                        description: Box::leak(text.into_boxed_str()),
+                    });
+                }
+            }
+        }
+        all
+    })
 }

@@ -62,6 +62,24 @@ fn an_swf_log_a_process_trace_and_synthetic_jobs_all_run() {
 }
 
 #[test]
+fn every_model_parameter_can_be_set_from_an_experiment_file() {
+    // Each parameter the family reads, given a valid value, validates and runs.
+    let params = "jobs = 200\nnodes = 4\ncpu_load = 0.5\nio_rate = 1.0\npage_fault_rate = 1.0\nrate_unit_s = 1.0\n\
+                  memory_mean_mb = 8\nmemory_shape = 2.5\nbuffer_mb = 100\nrequest_mean_kb = 200\n\
+                  request_sd_kb = 40\nreaccess_rate = 2\ncontext_switch_ms = 0.2\ntime_slice_ms = 10\n\
+                  load_info_period_s = 5\npage_fault_service_ms = 9\nmigration_fixed_s = 0.2\n\
+                  initial_data_factor = 0.5\nthreshold = 1.5\nw_io = 0.3\ngain_w = 0.4\ngain_buffer_mb = 1\nhistory = 20";
+    let e = load(&experiment("", params, "wal-fc")).unwrap_or_else(|e| panic!("{e}"));
+    let out = e.family.run(&e.runs[0].spec).unwrap();
+    assert_eq!(out.metrics["jobs_done"], 200.0);
+    let listed: Vec<&str> = e.family.parameters().iter().map(|n| n.name).collect();
+    for line in params.lines() {
+        let key = line.split('=').next().unwrap().trim();
+        assert!(listed.contains(&key), "{key} is read but not listed");
+    }
+}
+
+#[test]
 fn offered_load_is_scaled_to_cpu_load() {
     // Σ t_u / (span · nodes) = cpu_load after scaling: the CPU busy fraction of a run without
     // I/O is close to it (the last jobs finish a little after the last arrival).

@@ -6,13 +6,13 @@
 //! as the LDS paper's "64 and 90 nodes" do; default: every host).
 
 use std::collections::BTreeMap;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use schedulers::bot::{self, registry, BotConfig};
 use sim_core::platform::HostId;
 use sim_core::Engine;
 
-use crate::family::{Family, Named, ParamValue, RunOutput, RunSpec, Table};
+use crate::family::{parameter_names, scheduler_names, Family, Named, ParamValue, RunOutput, RunSpec, Table};
 
 /// The bag-of-tasks master/worker family.
 pub struct BagOfTasks;
@@ -41,82 +41,6 @@ const WORKLOAD: &[Named] = &[
     Named {
         name: "nodes",
         description: "hosts used, master included (default: all)",
-    },
-];
-
-const PARAMETERS: &[Named] = &[
-    WORKLOAD[0],
-    WORKLOAD[1],
-    WORKLOAD[2],
-    WORKLOAD[3],
-    WORKLOAD[4],
-    WORKLOAD[5],
-    Named {
-        name: "chunk",
-        description: "wq: tasks per chunk",
-    },
-    Named {
-        name: "min_chunk",
-        description: "gss: minimum chunk",
-    },
-    Named {
-        name: "alpha",
-        description: "factoring, wf, awf: batch divisor (2 = FAC2)",
-    },
-    Named {
-        name: "first",
-        description: "tss: first chunk",
-    },
-    Named {
-        name: "last",
-        description: "tss: last chunk",
-    },
-    Named {
-        name: "beta",
-        description: "lds: maxExecTime = T_seq / (beta P)",
-    },
-    Named {
-        name: "min_correlation",
-        description: "lds: fit correlation that ends the setup phase",
-    },
-    Named {
-        name: "min_points",
-        description: "lds: measurements before the fit is trusted",
-    },
-    Named {
-        name: "final_alpha",
-        description: "lds: alpha of the finalization factoring",
-    },
-];
-
-const SCHEDULERS: &[Named] = &[
-    Named {
-        name: "wq",
-        description: "work queue: fixed chunks of k tasks",
-    },
-    Named {
-        name: "gss",
-        description: "guided self-scheduling: max(k, ceil(R/P))",
-    },
-    Named {
-        name: "factoring",
-        description: "factoring, batches of P chunks of ceil(R/(alpha P))",
-    },
-    Named {
-        name: "tss",
-        description: "trapezoid self-scheduling",
-    },
-    Named {
-        name: "wf",
-        description: "weighted factoring (host peak speeds)",
-    },
-    Named {
-        name: "awf",
-        description: "adaptive weighted factoring (measured rates)",
-    },
-    Named {
-        name: "lds",
-        description: "LDS, slave-oriented adaptive chunks (Ferreto et al.)",
     },
 ];
 
@@ -213,11 +137,13 @@ impl Family for BagOfTasks {
     }
 
     fn schedulers(&self) -> &'static [Named] {
-        SCHEDULERS
+        static NAMES: OnceLock<Vec<Named>> = OnceLock::new();
+        scheduler_names(&NAMES, registry::POLICIES)
     }
 
     fn parameters(&self) -> &'static [Named] {
-        PARAMETERS
+        static NAMES: OnceLock<Vec<Named>> = OnceLock::new();
+        parameter_names(&NAMES, WORKLOAD, registry::POLICIES)
     }
 
     fn validate(&self, spec: &RunSpec) -> Result<(), String> {

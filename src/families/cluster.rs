@@ -36,7 +36,7 @@ use sim_core::platform::{DiskModel, HostId};
 use sim_core::{rng, Engine};
 use traces::synthetic::{HbdLifetime, ParetoMemory, PoissonArrivals, UniformIoRate};
 
-use crate::family::{Family, Named, ParamValue, RunOutput, RunSpec, Table};
+use crate::family::{parameter_names, scheduler_names, Family, Named, ParamValue, RunOutput, RunSpec, Table};
 
 /// The cluster job-stream family.
 pub struct ClusterFamily;
@@ -45,7 +45,7 @@ pub struct ClusterFamily;
 const MODEL: &[Named] = &[
     Named {
         name: "jobs",
-        description: "synthetic jobs when no [workload] trace is given (default 10000)",
+        description: "jobs: the first N of the [workload] trace (default all), or N synthetic ones (default 10000)",
     },
     Named {
         name: "nodes",
@@ -96,6 +96,14 @@ const MODEL: &[Named] = &[
         description: "context switch cost, ms (Table 5.1: 0.1)",
     },
     Named {
+        name: "time_slice_ms",
+        description: "round-robin time slice, ms (default 0: processor sharing)",
+    },
+    Named {
+        name: "load_info_period_s",
+        description: "period of the load exchange, s (default 0: loads always current)",
+    },
+    Named {
         name: "page_fault_service_ms",
         description: "page-fault service time, ms (Table 5.1: 8.1)",
     },
@@ -108,34 +116,6 @@ const MODEL: &[Named] = &[
         description: "initial data d_u as a multiple of eq. 5.3's d_data (default 1)",
     },
 ];
-
-fn scheduler_names() -> &'static [Named] {
-    static NAMES: OnceLock<Vec<Named>> = OnceLock::new();
-    NAMES.get_or_init(|| {
-        registry::POLICIES
-            .iter()
-            .map(|p| Named {
-                name: p.name,
-                description: p.description,
-            })
-            .collect()
-    })
-}
-
-fn parameter_names() -> &'static [Named] {
-    static NAMES: OnceLock<Vec<Named>> = OnceLock::new();
-    NAMES.get_or_init(|| {
-        let mut all: Vec<Named> = MODEL.to_vec();
-        for policy in registry::POLICIES {
-            for &(name, description, _) in policy.params {
-                if !all.iter().any(|n| n.name == name) {
-                    all.push(Named { name, description });
-                }
-            }
-        }
-        all
-    })
-}
 
 fn number(spec: &RunSpec, name: &str, default: f64, min: f64) -> Result<f64, String> {
     match spec.params.get(name) {
@@ -348,11 +328,13 @@ impl Family for ClusterFamily {
     }
 
     fn schedulers(&self) -> &'static [Named] {
-        scheduler_names()
+        static NAMES: OnceLock<Vec<Named>> = OnceLock::new();
+        scheduler_names(&NAMES, registry::POLICIES)
     }
 
     fn parameters(&self) -> &'static [Named] {
-        parameter_names()
+        static NAMES: OnceLock<Vec<Named>> = OnceLock::new();
+        parameter_names(&NAMES, MODEL, registry::POLICIES)
     }
 
     fn replays_job_traces(&self) -> bool {
