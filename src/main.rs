@@ -103,7 +103,7 @@ enum Command {
         #[arg(long)]
         no_plots: bool,
     },
-    /// Measure the engine's speed.
+    /// Measure speed: the engine, trace reading, the cluster model.
     ///
     /// Example: `gridsim bench engine --pending 10000 --events 20000000`
     Bench {

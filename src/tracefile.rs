@@ -34,21 +34,14 @@ pub fn from_reader<'a>(path: &Path, input: impl BufRead + 'a, format: Option<Tra
         decompress(input).map_err(|e| anyhow!("{}: cannot read trace: {e}", path.display()))?;
     let format = match format {
         Some(f) => f,
-        None => {
-            let name = path
-                .file_name()
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_default();
-            let first = first_line(&mut reader).map_err(|e| located(path, &e))?;
-            TraceFormat::detect(&name, &first).ok_or_else(|| {
-                anyhow!(
-                    "{}: cannot tell the trace format from the file name or the first line; name it \
-                     (one of: {})",
-                    path.display(),
-                    TraceFormat::ALL.map(|f| f.name()).join(", ")
-                )
-            })?
-        }
+        None => detect(path, &mut reader)?.ok_or_else(|| {
+            anyhow!(
+                "{}: cannot tell the trace format from the file name or the first line; name it \
+                 (one of: {})",
+                path.display(),
+                TraceFormat::ALL.map(|f| f.name()).join(", ")
+            )
+        })?,
     };
     Ok(OpenTrace {
         format,
@@ -57,8 +50,19 @@ pub fn from_reader<'a>(path: &Path, input: impl BufRead + 'a, format: Option<Tra
     })
 }
 
+/// The format `path`'s name or the first line of `reader` (decompressed text, nothing consumed)
+/// says, if any.
+pub fn detect(path: &Path, reader: &mut dyn BufRead) -> Result<Option<TraceFormat>> {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let first = first_line(reader).map_err(|e| located(path, &e))?;
+    Ok(TraceFormat::detect(&name, &first))
+}
+
 /// The first non-blank line within the reader's buffer, without consuming anything.
-fn first_line(reader: &mut Box<dyn BufRead + '_>) -> Result<String, TraceError> {
+fn first_line(reader: &mut dyn BufRead) -> Result<String, TraceError> {
     let buffer = reader
         .fill_buf()
         .map_err(|e| TraceError::line(1, format!("cannot read: {e}")))?;

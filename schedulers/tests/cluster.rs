@@ -344,7 +344,7 @@ fn fcfs_disk_with_poisson_requests_matches_pollaczek_khinchine() {
             memory_bytes: 1e6,
             data_bytes: 0.0,
         };
-        let load = node_load(&config, &[job], 0.0);
+        let load = node_load(&config, [job].iter(), 0.0);
         assert!((load.disk_utilisation() - rho).abs() < 1e-12, "{load:?}");
         let model_wait = (response_time(&load, &job) - 1.0) / rate - es;
         assert!((model_wait - pk).abs() < 1e-12, "eq. 4.5 wait {model_wait} vs P-K {pk}");

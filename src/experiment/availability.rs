@@ -28,7 +28,7 @@ use super::error::{list, Reporter};
 use super::seed::StableHasher;
 use super::spec::AvailabilitySpec;
 use super::PlatformEntry;
-use crate::tracefile::located;
+use crate::tracefile::{self, located};
 
 /// How FTA nodes find their hosts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -204,18 +204,13 @@ fn parse(
             );
             return None;
         }
-        None => {
-            let head = reader
-                .fill_buf()
-                .map(|b| String::from_utf8_lossy(b).into_owned())
-                .unwrap_or_default();
-            let first = head.lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or("");
-            let file_name = resolved
-                .file_name()
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_default();
-            TraceFormat::detect(&file_name, first) == Some(TraceFormat::Fta)
-        }
+        None => match tracefile::detect(resolved, &mut reader) {
+            Ok(format) => format == Some(TraceFormat::Fta),
+            Err(e) => {
+                rep.error(a.trace.span(), field, format!("{e:#}"));
+                return None;
+            }
+        },
     };
     if fta {
         let events: Result<Vec<_>, _> = FtaReader::new(reader).collect();

@@ -34,6 +34,7 @@ use rand::Rng;
 use schedulers::cluster::{self, registry, ClusterConfig, ClusterJob, ClusterSetup, JobLoad};
 use sim_core::platform::{DiskModel, HostId};
 use sim_core::{rng, Engine};
+use traces::info::nearest_rank;
 use traces::synthetic::{HbdLifetime, ParetoMemory, PoissonArrivals, UniformIoRate};
 
 use crate::family::{parameter_names, scheduler_names, Family, Named, ParamValue, RunOutput, RunSpec, Table};
@@ -310,14 +311,6 @@ fn prepare(spec: &RunSpec) -> Result<Prepared, String> {
     })
 }
 
-fn quantile(sorted: &[f64], q: f64) -> f64 {
-    if sorted.is_empty() {
-        return f64::NAN;
-    }
-    let rank = (q * sorted.len() as f64).ceil().max(1.0) as usize;
-    sorted[rank.min(sorted.len()) - 1]
-}
-
 impl Family for ClusterFamily {
     fn name(&self) -> &'static str {
         "cluster"
@@ -361,8 +354,8 @@ impl Family for ClusterFamily {
             metrics.insert(k.to_string(), v);
         };
         put("mean_slowdown", sorted.iter().sum::<f64>() / n);
-        put("median_slowdown", quantile(&sorted, 0.5));
-        put("p95_slowdown", quantile(&sorted, 0.95));
+        put("median_slowdown", nearest_rank(&sorted, 0.5));
+        put("p95_slowdown", nearest_rank(&sorted, 0.95));
         put("max_slowdown", sorted.last().copied().unwrap_or(f64::NAN));
         put("jobs_done", outcome.completed as f64);
         put("migrations", outcome.migrations as f64);
@@ -388,7 +381,7 @@ impl Family for ClusterFamily {
             let rows = (1..=100)
                 .map(|k| {
                     let q = k as f64 / 100.0;
-                    vec![ParamValue::Float(q), ParamValue::Float(quantile(&sorted, q))]
+                    vec![ParamValue::Float(q), ParamValue::Float(nearest_rank(&sorted, q))]
                 })
                 .collect();
             tables.insert("slowdown_quantiles".into(), table(&["fraction", "slowdown"], rows));

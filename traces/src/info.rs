@@ -49,11 +49,7 @@ impl Quantiles {
             return None;
         }
         values.sort_by(f64::total_cmp);
-        let at = |q: f64| {
-            // Nearest rank: the smallest value with at least q of the sample at or below it.
-            let rank = (q * values.len() as f64).ceil().max(1.0) as usize;
-            values[rank.min(values.len()) - 1]
-        };
+        let at = |q: f64| nearest_rank(values, q);
         Some(Quantiles {
             min: values[0],
             p25: at(0.25),
@@ -65,6 +61,16 @@ impl Quantiles {
             mean: values.iter().sum::<f64>() / values.len() as f64,
         })
     }
+}
+
+/// The `q`-quantile of a sorted, non-empty sample by nearest rank: the smallest value with at
+/// least a fraction `q` of the sample at or below it. NaN for an empty sample.
+pub fn nearest_rank(sorted: &[f64], q: f64) -> f64 {
+    if sorted.is_empty() {
+        return f64::NAN;
+    }
+    let rank = (q * sorted.len() as f64).ceil().max(1.0) as usize;
+    sorted[rank.min(sorted.len()) - 1]
 }
 
 /// Records whose values are legal but unusual, by kind.

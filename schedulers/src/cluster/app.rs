@@ -125,7 +125,9 @@ pub struct ClusterOutcome {
     pub control: Vec<ControlPoint>,
 }
 
+/// What an engine activity of a job is; its discriminant is the tag's low three bits.
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[repr(u8)]
 enum Kind {
     Arrival,
     Burst,
@@ -136,6 +138,7 @@ enum Kind {
     MigrationWrite,
 }
 
+/// Every kind, in declaration order (index = discriminant).
 const KINDS: [Kind; 7] = [
     Kind::Arrival,
     Kind::Burst,
@@ -147,7 +150,7 @@ const KINDS: [Kind; 7] = [
 ];
 
 fn tag(job: usize, kind: Kind) -> u64 {
-    (job as u64) << 3 | KINDS.iter().position(|&k| k == kind).unwrap_or(0) as u64
+    (job as u64) << 3 | kind as u64
 }
 
 fn untag(t: u64) -> (usize, Kind) {
@@ -505,7 +508,6 @@ impl Application for ClusterApp {
                     self.next_arrival += 1;
                     self.arrive(engine, v);
                 }
-                let _ = u;
                 self.schedule_arrival(engine);
             }
             Kind::Burst if self.setup.config.time_slice_s > 0.0 => self.slice_done(engine, u),

@@ -24,14 +24,7 @@ pub struct ClusterView<'a> {
 impl ClusterView<'_> {
     /// Node `i`'s load, with `job` added when given.
     pub fn load(&self, i: usize, job: Option<&JobLoad>) -> NodeLoad {
-        match job {
-            None => node_load(self.config, &self.nodes[i], self.buffer_bytes),
-            Some(j) => {
-                let mut jobs = self.nodes[i].clone();
-                jobs.push(*j);
-                node_load(self.config, &jobs, self.buffer_bytes)
-            }
-        }
+        node_load(self.config, self.nodes[i].iter().chain(job), self.buffer_bytes)
     }
 }
 

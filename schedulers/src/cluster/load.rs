@@ -30,10 +30,19 @@ pub struct JobLoad {
 /// `d^RW` here, so it cancels from 5.2. (Eq. 5.1 as printed has its cases swapped; 5.4 is what
 /// 5.2 and 5.3 give.)
 pub fn hit_probability(config: &ClusterConfig, jobs: &[JobLoad], job: &JobLoad, buffer_bytes: f64) -> f64 {
+    hit_given_total(config, io_volume(config, jobs.iter()), job, buffer_bytes)
+}
+
+/// `Σ_j λ_j d_j^RW`, the denominator of eqs. 5.2 and 5.4.
+fn io_volume<'a>(config: &ClusterConfig, jobs: impl Iterator<Item = &'a JobLoad>) -> f64 {
+    jobs.map(|j| j.io_rate * config.request_mean_bytes).sum()
+}
+
+/// Eq. 5.4 with the node's `Σ λ d` already summed (`total`).
+fn hit_given_total(config: &ClusterConfig, total: f64, job: &JobLoad, buffer_bytes: f64) -> f64 {
     let r = config.reaccess_rate;
     let cap = r / (r + 1.0);
     let d = config.request_mean_bytes;
-    let total: f64 = jobs.iter().map(|j| j.io_rate * d).sum();
     if job.io_rate <= 0.0 || total <= 0.0 || job.cpu_s <= 0.0 {
         return cap;
     }
@@ -98,16 +107,23 @@ impl NodeLoad {
     }
 }
 
-/// The load of a node holding `jobs` with `buffer_bytes` of buffer (eqs. 4.2–4.4).
-pub fn node_load(config: &ClusterConfig, jobs: &[JobLoad], buffer_bytes: f64) -> NodeLoad {
+/// The load of a node holding `jobs` with `buffer_bytes` of buffer (eqs. 4.2–4.4). `jobs` is an
+/// iterator so that a policy can ask about a node with one more job without copying its list.
+pub fn node_load<'a>(
+    config: &ClusterConfig,
+    jobs: impl Iterator<Item = &'a JobLoad> + Clone,
+    buffer_bytes: f64,
+) -> NodeLoad {
     let user_memory = config.ram_bytes - buffer_bytes;
-    let memory: f64 = jobs.iter().map(|j| j.memory_bytes).sum();
+    let (count, memory) = jobs
+        .clone()
+        .fold((0usize, 0.0), |(n, m), j| (n + 1, m + j.memory_bytes));
     let faults_each = page_fault_rate(config, memory, user_memory);
+    let total = io_volume(config, jobs.clone());
     let explicit: f64 = jobs
-        .iter()
-        .map(|j| j.io_rate * (1.0 - hit_probability(config, jobs, j, buffer_bytes)))
+        .map(|j| j.io_rate * (1.0 - hit_given_total(config, total, j, buffer_bytes)))
         .sum();
-    let implicit = faults_each * jobs.len() as f64;
+    let implicit = faults_each * count as f64;
     let (req_mean, req_sq) = config.request_service_moments();
     let pf = config.page_fault_service_s;
     let total = explicit + implicit;
@@ -120,7 +136,7 @@ pub fn node_load(config: &ClusterConfig, jobs: &[JobLoad], buffer_bytes: f64) ->
         (req_mean, req_sq)
     };
     NodeLoad {
-        jobs: jobs.len(),
+        jobs: count,
         memory_bytes: memory,
         user_memory_bytes: user_memory,
         explicit_io: explicit,
