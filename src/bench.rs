@@ -51,6 +51,18 @@ pub enum BenchCommand {
         #[arg(long, default_value_t = 3)]
         repeat: usize,
     },
+    /// The work-stealing runtime: events per second of one raytracer run of each policy on the
+    /// eight heterogeneous PEs (experiments/gridgum.toml's defaults).
+    ///
+    /// Example: `gridsim bench steal --repeat 5`
+    Steal {
+        /// Experiment whose first raytracer run of each scheduler is timed.
+        #[arg(long, default_value = "experiments/gridgum.toml")]
+        experiment: std::path::PathBuf,
+        /// Timed repetitions of each run; the median is reported.
+        #[arg(long, default_value_t = 5)]
+        repeat: usize,
+    },
     /// Trace reading: jobs per second parsing an SWF log into a job stream, from gzip and from
     /// plain text held in memory (no disk time), for the log itself and for a synthetic log
     /// `--scale` times larger (the log's jobs repeated, each copy shifted past the previous
@@ -87,7 +99,17 @@ pub fn run(command: BenchCommand) -> Result<()> {
             Ok(())
         }
         BenchCommand::Trace { file, scale, repeat } => trace_reading(&file, scale, repeat.max(1)),
-        BenchCommand::Cluster { experiment, repeat } => cluster_model(&experiment, repeat.max(1)),
+        BenchCommand::Cluster { experiment, repeat } => {
+            first_run_of_each_scheduler("cluster model", &experiment, repeat.max(1), None, "jobs_done", "jobs")
+        }
+        BenchCommand::Steal { experiment, repeat } => first_run_of_each_scheduler(
+            "work-stealing runtime",
+            &experiment,
+            repeat.max(1),
+            Some(("program", "raytracer")),
+            "sparks",
+            "sparks",
+        ),
     }
 }
 
@@ -272,16 +294,30 @@ fn trace_reading(file: &std::path::Path, scale: u32, repeat: usize) -> Result<()
     Ok(())
 }
 
-/// `gridsim bench cluster`: see [`BenchCommand::Cluster`].
-fn cluster_model(file: &std::path::Path, repeat: usize) -> Result<()> {
+/// `gridsim bench cluster` and `gridsim bench steal`: times the first run of each scheduler
+/// of an experiment (among runs whose parameter `only.0` is `only.1`, when given) and prints
+/// events per second and `metric` (named `unit`) per second.
+fn first_run_of_each_scheduler(
+    what: &str,
+    file: &std::path::Path,
+    repeat: usize,
+    only: Option<(&str, &str)>,
+    metric: &str,
+    unit: &str,
+) -> Result<()> {
     let experiment = gridsim::experiment::load(file, false, &gridsim::families::all())?;
     println!(
-        "cluster model: {} (first run of each scheduler, median of {repeat})",
-        file.display()
+        "{what}: {} (first run of each scheduler{}, median of {repeat})",
+        file.display(),
+        only.map(|(k, v)| format!(" with {k} = {v}")).unwrap_or_default()
     );
     let mut seen = Vec::new();
     for run in &experiment.runs {
-        if seen.contains(&run.label) {
+        let selected = match only {
+            None => true,
+            Some((k, v)) => run.spec.params.get(k).is_some_and(|x| x.to_string() == v),
+        };
+        if !selected || seen.contains(&run.label) {
             continue;
         }
         seen.push(run.label.clone());
@@ -296,14 +332,13 @@ fn cluster_model(file: &std::path::Path, repeat: usize) -> Result<()> {
         times.sort_by(f64::total_cmp);
         let median = times[times.len() / 2];
         let out = last.unwrap_or_default();
-        let jobs = out.metrics.get("jobs_done").copied().unwrap_or(0.0);
+        let count = out.metrics.get(metric).copied().unwrap_or(0.0);
         println!(
-            "  {:<8} {} jobs, {} events in {median:.3} s: {:.2} M events/s, {:.2} M jobs/s",
+            "  {:<24} {count} {unit}, {} events in {median:.3} s: {:.2} M events/s, {:.0} {unit}/s",
             run.label,
-            jobs,
             out.events,
             out.events as f64 / median / 1e6,
-            jobs / median / 1e6
+            count / median
         );
     }
     Ok(())

@@ -163,22 +163,34 @@ pub fn parameter_names(
     model: &'static [Named],
     policies: &'static [PolicyInfo],
 ) -> &'static [Named] {
+    parameter_names_from(cell, model, &[policies])
+}
+
+/// [`parameter_names`] over several registries (e.g. a family's policies and its programs),
+/// each entry's parameters described as `entry: meaning (default d)`.
+pub fn parameter_names_from(
+    cell: &'static OnceLock<Vec<Named>>,
+    model: &'static [Named],
+    registries: &[&'static [PolicyInfo]],
+) -> &'static [Named] {
     cell.get_or_init(|| {
         let mut all: Vec<Named> = model.to_vec();
-        for policy in policies {
-            for &(name, meaning, default) in policy.params {
-                if !all.iter().any(|n| n.name == name) {
-                    let users: Vec<&str> = policies
-                        .iter()
-                        .filter(|p| p.params.iter().any(|q| q.0 == name))
-                        .map(|p| p.name)
-                        .collect();
-                    let text = format!("{}: {meaning} (default {default})", users.join(", "));
-                    all.push(Named {
-                        name,
-                        // Built once per registry and kept for the process's life.
-                        description: Box::leak(text.into_boxed_str()),
-                    });
+        for &policies in registries {
+            for policy in policies {
+                for &(name, meaning, default) in policy.params {
+                    if !all.iter().any(|n| n.name == name) {
+                        let users: Vec<&str> = policies
+                            .iter()
+                            .filter(|p| p.params.iter().any(|q| q.0 == name))
+                            .map(|p| p.name)
+                            .collect();
+                        let text = format!("{}: {meaning} (default {default})", users.join(", "));
+                        all.push(Named {
+                            name,
+                            // Built once per registry and kept for the process's life.
+                            description: Box::leak(text.into_boxed_str()),
+                        });
+                    }
                 }
             }
         }

@@ -6,3 +6,4 @@ pub mod bot;
 pub mod cluster;
 pub mod registry;
 pub mod skeleton;
+pub mod steal;

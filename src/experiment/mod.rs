@@ -35,7 +35,7 @@ use crate::family::{Family, ParamValue, RunSpec};
 use crate::output::format_value;
 use error::{list, Reporter};
 use seed::{derive_seed, fingerprint, SeedInput, StableHasher};
-use spec::{ExperimentSpec, FigureSpec};
+use spec::{ExperimentSpec, FigureKind, FigureSpec};
 
 /// Column names gridsim itself writes; parameters may not use them.
 pub const RESERVED_COLUMNS: &[&str] = &["run", "platform", "scheduler", "replication", "seed", "events"];
@@ -858,6 +858,16 @@ fn check_figures(
                 ),
             );
         }
+        // An unknown kind is reported once; the checks below then treat the figure as lines.
+        let kind = match f.kind() {
+            Ok(kind) => kind,
+            Err(message) => {
+                let span = f.kind.as_ref().map_or(fig.span(), |k| k.span());
+                rep.error(span, format!("{field}.kind"), format!("figure '{name}': {message}"));
+                FigureKind::Lines
+            }
+        };
+        check_kind_fields(rep, fig, &field, kind, tables, &distinct, quick);
         let is_key = |c: &str| key_columns.iter().any(|k| k == c);
         let grouping = [("series", f.series.as_ref()), ("panels", f.panels.as_ref())];
         if source == "runs" {
@@ -914,6 +924,10 @@ fn check_figures(
                 Some(_) => {}
             }
         }
+        if kind == FigureKind::Timeline {
+            check_timeline_runs(rep, fig, &field, &distinct);
+            continue;
+        }
         // Every key column that varies must be drawn (x, series, panels) or fixed by `where`.
         let series = f.series.as_ref().map_or("scheduler", |s| s.get_ref().as_str());
         let drawn: Vec<&str> = [
@@ -937,6 +951,176 @@ fn check_figures(
                     list(values.iter().take(5))
                 ),
             );
+        }
+    }
+}
+
+/// The fields that only some kinds of figure take: each is refused, at its own span when it has
+/// one, on a figure of another kind; a timeline needs `x_end` and a per-run table; a bars
+/// figure's `baseline` must be one of the series values, when the sweep says what they are.
+fn check_kind_fields(
+    rep: &mut Reporter<'_>,
+    fig: &Spanned<FigureSpec>,
+    field: &str,
+    kind: FigureKind,
+    tables: &[String],
+    distinct: &BTreeMap<&str, BTreeSet<&str>>,
+    quick: bool,
+) {
+    let f = fig.get_ref();
+    let name = f.name.get_ref();
+    let kind_name = kind.name();
+    let only_for = [
+        ("x_end", &f.x_end, FigureKind::Timeline),
+        ("shade", &f.shade, FigureKind::Timeline),
+        ("baseline", &f.baseline, FigureKind::Bars),
+    ];
+    for (what, value, allowed) in only_for {
+        if let Some(value) = value {
+            if kind != allowed {
+                rep.error(
+                    value.span(),
+                    format!("{field}.{what}"),
+                    format!(
+                        "figure '{name}': `{what}` applies only to kind = \"{}\" (this figure is \"{kind_name}\")",
+                        allowed.name()
+                    ),
+                );
+            }
+        }
+    }
+    match kind {
+        FigureKind::Lines => {}
+        FigureKind::Bars => {
+            if f.x_log {
+                rep.error(
+                    fig.span(),
+                    format!("{field}.x_log"),
+                    format!("figure '{name}': bars stand on the categories of x, which cannot be logarithmic; remove `x_log`"),
+                );
+            }
+            // In quick mode the baseline may be left out of the subset: the figure is then drawn
+            // without improvements.
+            let Some(baseline) = f.baseline.as_ref().filter(|_| !quick) else {
+                return;
+            };
+            let series = f.series.as_ref().map_or("scheduler", |s| s.get_ref().as_str());
+            // Known only when the series column identifies runs; else checked when drawing.
+            let Some(values) = distinct.get(series) else {
+                return;
+            };
+            let kept = f
+                .filter
+                .iter()
+                .find(|(k, _)| k.get_ref() == series)
+                .and_then(|(_, v)| filter_values(v.get_ref()));
+            let drawn: Vec<&str> = values
+                .iter()
+                .copied()
+                .filter(|v| kept.as_ref().map_or(true, |k| k.iter().any(|x| x == v)))
+                .collect();
+            if !drawn.contains(&baseline.get_ref().as_str()) {
+                rep.error(
+                    baseline.span(),
+                    format!("{field}.baseline"),
+                    format!(
+                        "figure '{name}': baseline '{}' is not a value of the series column '{series}' (its values: {})",
+                        baseline.get_ref(),
+                        list(drawn.iter().take(10))
+                    ),
+                );
+            }
+        }
+        FigureKind::Timeline => {
+            if f.x_end.is_none() {
+                rep.error(
+                    fig.span(),
+                    format!("{field}.x_end"),
+                    format!("figure '{name}': a timeline needs `x_end`, the column where each interval ends (`x` is where it starts)"),
+                );
+            }
+            let source = f.source.as_ref().map_or("runs", |s| s.get_ref().as_str());
+            if source == "runs" {
+                let span = f.source.as_ref().map_or(fig.span(), |s| s.span());
+                rep.error(
+                    span,
+                    format!("{field}.source"),
+                    format!(
+                        "figure '{name}': a timeline draws the intervals of a per-run table; set `source` to a table listed in [outputs] tables ({})",
+                        list(tables)
+                    ),
+                );
+            }
+            if let Some(series) = &f.series {
+                rep.error(
+                    series.span(),
+                    format!("{field}.series"),
+                    format!("figure '{name}': a timeline has no series (one strip per value of `y`, one run per panel); remove `series`"),
+                );
+            }
+            let refused = [
+                (
+                    "error_bars",
+                    f.error_bars.is_some(),
+                    "draws one run, so it has no error bars",
+                ),
+                ("x_log", f.x_log, "has a linear time axis"),
+                ("y_log", f.y_log, "has one strip per value of `y`, not a numeric axis"),
+            ];
+            for (what, set, why) in refused {
+                if set {
+                    rep.error(
+                        fig.span(),
+                        format!("{field}.{what}"),
+                        format!("figure '{name}': a timeline {why}; remove `{what}`"),
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// A timeline draws one run per panel: every key column that varies, replications included,
+/// must be `panels` or fixed by `where` to one value.
+fn check_timeline_runs(
+    rep: &mut Reporter<'_>,
+    fig: &Spanned<FigureSpec>,
+    field: &str,
+    distinct: &BTreeMap<&str, BTreeSet<&str>>,
+) {
+    let f = fig.get_ref();
+    let name = f.name.get_ref();
+    let panels = f.panels.as_ref().map(|p| p.get_ref().as_str());
+    for (column, values) in distinct {
+        // The seed follows from the other key columns (and per-run tables do not hold it).
+        if *column == "seed" || values.len() < 2 || panels == Some(*column) {
+            continue;
+        }
+        let fixed = f
+            .filter
+            .iter()
+            .find(|(k, _)| k.get_ref() == column)
+            .map(|(k, v)| (k, filter_values(v.get_ref())));
+        match fixed {
+            None => rep.error(
+                fig.span(),
+                field,
+                format!(
+                    "figure '{name}': column '{column}' varies ({}) but is not panels, and a timeline draws one run per panel; fix it with `where = {{ {column} = ... }}`",
+                    list(values.iter().take(5))
+                ),
+            ),
+            Some((k, Some(kept))) if kept.len() > 1 => rep.error(
+                k.span(),
+                format!("{field}.where.{column}"),
+                format!(
+                    "figure '{name}': keeps {} values of '{column}' ({}), but a timeline draws one run per panel; keep one, or make '{column}' the panels",
+                    kept.len(),
+                    list(kept.iter().take(5))
+                ),
+            ),
+            // One value (or a malformed entry, reported with the `where` checks).
+            Some(_) => {}
         }
     }
 }

@@ -158,6 +158,10 @@ pub struct OutputsSpec {
 pub struct FigureSpec {
     /// File stem: `plots/<experiment>/<name>.svg` and `.png`.
     pub name: Spanned<String>,
+    /// What to draw: `lines` (default), `bars` or `timeline` (see [`FigureKind`]). Kept as text
+    /// so that an unknown kind is reported by the experiment checks, with the valid kinds.
+    #[serde(default)]
+    pub kind: Option<Spanned<String>>,
     /// Title above the figure.
     #[serde(default)]
     pub title: Option<String>,
@@ -192,6 +196,59 @@ pub struct FigureSpec {
     /// Keep only rows whose columns have these values.
     #[serde(default, rename = "where")]
     pub filter: ParamTable,
+    /// Timelines: the column where each interval ends (`x` is where it starts).
+    #[serde(default)]
+    pub x_end: Option<Spanned<String>>,
+    /// Timelines: a non-negative number per interval drawn as a shade of gray (darker = larger;
+    /// 0 = not drawn).
+    #[serde(default)]
+    pub shade: Option<Spanned<String>>,
+    /// Bars: the series value the other bars are compared with; each other bar is annotated
+    /// with its improvement `(baseline - value) / baseline` in percent.
+    #[serde(default)]
+    pub baseline: Option<Spanned<String>>,
+}
+
+/// The kinds of figure, the values of `kind`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FigureKind {
+    /// Mean of y against x, one line per series, with error bars (the default).
+    Lines,
+    /// Grouped bars: one group per x value, one bar per series.
+    Bars,
+    /// One horizontal strip per value of y, intervals from x to x_end, one run per panel.
+    Timeline,
+}
+
+impl FigureKind {
+    /// Every kind, in the order messages list them.
+    pub const ALL: [FigureKind; 3] = [FigureKind::Lines, FigureKind::Bars, FigureKind::Timeline];
+
+    /// The kind's name in experiment files.
+    pub fn name(self) -> &'static str {
+        match self {
+            FigureKind::Lines => "lines",
+            FigureKind::Bars => "bars",
+            FigureKind::Timeline => "timeline",
+        }
+    }
+}
+
+impl FigureSpec {
+    /// The figure's kind: `lines` when `kind` is absent; for an unknown kind, a message listing
+    /// the valid ones.
+    pub fn kind(&self) -> Result<FigureKind, String> {
+        let Some(kind) = &self.kind else {
+            return Ok(FigureKind::Lines);
+        };
+        FigureKind::ALL
+            .into_iter()
+            .find(|k| k.name() == kind.get_ref())
+            .ok_or_else(|| {
+                let valid: Vec<&str> = FigureKind::ALL.iter().map(|k| k.name()).collect();
+                format!("unknown figure kind '{}' (valid: {})", kind.get_ref(), valid.join(", "))
+            })
+    }
 }
 
 /// `[quick]`: what `--quick` changes.

@@ -4,16 +4,18 @@
 mod bot;
 mod cluster;
 mod skeleton;
+mod steal;
 
 use crate::family::Family;
 
 pub use bot::BagOfTasks;
 pub use cluster::ClusterFamily;
 pub use skeleton::{AltSkeletons, Amoget};
+pub use steal::StealFamily;
 
 /// Every family, in the order `gridsim list` shows them.
 pub fn all() -> Vec<&'static dyn Family> {
-    vec![&BagOfTasks, &ClusterFamily, &Amoget, &AltSkeletons]
+    vec![&BagOfTasks, &ClusterFamily, &StealFamily, &Amoget, &AltSkeletons]
 }
 
 /// The family with this name.

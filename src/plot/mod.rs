@@ -7,10 +7,15 @@
 //! that identifies runs and varies must be x, series, panels or fixed by `where`, so a point
 //! never silently averages different configurations.
 //!
+//! That is `kind = "lines"`, the default; [`bars`] draws grouped bars from the same means and
+//! intervals, and [`timeline`] draws the intervals of one run per panel as horizontal strips.
+//!
 //! Text is rendered with the bundled DejaVu Sans (`fonts/DejaVuSans.ttf`, Bitstream Vera
 //! license in `fonts/LICENSE-DejaVu.txt`), so PNGs look the same on machines without fonts.
 
+pub mod bars;
 pub mod stats;
+pub mod timeline;
 pub mod trace;
 
 use std::collections::BTreeSet;
@@ -23,7 +28,8 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 use plotters::style::FontStyle;
 
-use crate::experiment::{self, filter_values, spec::FigureSpec};
+use crate::experiment::spec::{FigureKind, FigureSpec};
+use crate::experiment::{self, filter_values};
 use crate::output::CsvTable;
 use crate::runner::store::Manifest;
 
@@ -92,33 +98,58 @@ pub struct FigureData {
     pub replicated: bool,
 }
 
+/// The index of column `c` of `table`, or an error naming the figure, the column and the
+/// columns there are (`source` names the CSV file).
+pub(crate) fn figure_column(figure: &FigureSpec, table: &CsvTable, source: &str, c: &str) -> Result<usize> {
+    table.column(c).ok_or_else(|| {
+        anyhow!(
+            "figure '{}': no column '{c}' in {source} (columns: {})",
+            figure.name.get_ref(),
+            table.header.join(", ")
+        )
+    })
+}
+
+/// A figure's `where` as (column index, accepted values) pairs.
+pub(crate) fn where_filters(figure: &FigureSpec, table: &CsvTable, source: &str) -> Result<Vec<(usize, Vec<String>)>> {
+    let mut filters = Vec::new();
+    for (k, v) in &figure.filter {
+        let values = filter_values(v.get_ref()).ok_or_else(|| {
+            anyhow!(
+                "figure '{}': where.{} must be a value or a list of values",
+                figure.name.get_ref(),
+                k.get_ref()
+            )
+        })?;
+        filters.push((figure_column(figure, table, source, k.get_ref())?, values));
+    }
+    Ok(filters)
+}
+
 /// Groups and averages the rows of `table` for `figure`. `key_columns` are the columns that
 /// identify runs; `source` names the CSV file in messages.
 pub fn prepare(figure: &FigureSpec, table: &CsvTable, key_columns: &[String], source: &str) -> Result<FigureData> {
+    prepare_groups(figure, table, key_columns, source, false).map(|(data, _)| data)
+}
+
+/// [`prepare`], with x taken as categories in order of first appearance even when numeric when
+/// `categorical` (bars); also returns each panel's value of the panels column (empty without
+/// panels), in the order of `FigureData::panels`.
+pub(crate) fn prepare_groups(
+    figure: &FigureSpec,
+    table: &CsvTable,
+    key_columns: &[String],
+    source: &str,
+    categorical: bool,
+) -> Result<(FigureData, Vec<String>)> {
     let name = figure.name.get_ref();
-    let column = |c: &str| {
-        table.column(c).ok_or_else(|| {
-            anyhow!(
-                "figure '{name}': no column '{c}' in {source} (columns: {})",
-                table.header.join(", ")
-            )
-        })
-    };
+    let column = |c: &str| figure_column(figure, table, source, c);
     let x = column(figure.x.get_ref())?;
     let y = column(figure.y.get_ref())?;
     let series_col = figure.series.as_ref().map_or("scheduler", |s| s.get_ref().as_str());
     let series = column(series_col)?;
     let panels = figure.panels.as_ref().map(|p| column(p.get_ref())).transpose()?;
-    let mut filters = Vec::new();
-    for (k, v) in &figure.filter {
-        let values = filter_values(v.get_ref()).ok_or_else(|| {
-            anyhow!(
-                "figure '{name}': where.{} must be a value or a list of values",
-                k.get_ref()
-            )
-        })?;
-        filters.push((column(k.get_ref())?, values));
-    }
+    let filters = where_filters(figure, table, source)?;
     let rows: Vec<&Vec<String>> = table
         .rows
         .iter()
@@ -150,9 +181,10 @@ pub fn prepare(figure: &FigureSpec, table: &CsvTable, key_columns: &[String], so
     }
 
     // x: numeric when every non-empty value parses, else categories in order of appearance.
-    let numeric = rows
-        .iter()
-        .all(|r| r[x].is_empty() || r[x].parse::<f64>().is_ok_and(f64::is_finite));
+    let numeric = !categorical
+        && rows
+            .iter()
+            .all(|r| r[x].is_empty() || r[x].parse::<f64>().is_ok_and(f64::is_finite));
     let categories: Option<Vec<String>> = if numeric {
         None
     } else {
@@ -231,6 +263,7 @@ pub fn prepare(figure: &FigureSpec, table: &CsvTable, key_columns: &[String], so
     let error_bars = figure.error_bars.unwrap_or(true);
     let mut replicated = false;
     let panel_col = figure.panels.as_ref().map(|p| p.get_ref().clone());
+    let panel_keys: Vec<String> = groups.iter().map(|(key, _)| key.clone()).collect();
     let panels = groups
         .into_iter()
         .map(|(key, series)| Panel {
@@ -267,12 +300,15 @@ pub fn prepare(figure: &FigureSpec, table: &CsvTable, key_columns: &[String], so
                 .collect(),
         })
         .collect();
-    Ok(FigureData {
-        panels,
-        categories,
-        series_names,
-        replicated,
-    })
+    Ok((
+        FigureData {
+            panels,
+            categories,
+            series_names,
+            replicated,
+        },
+        panel_keys,
+    ))
 }
 
 /// Whether the figure's `where` keeps at least one row of `table` (true when a `where` column
@@ -314,9 +350,26 @@ pub fn draw_all(results_dir: &Path, plots_dir: &Path) -> Result<Vec<PathBuf>> {
             // The quick subset does not include what this figure shows.
             continue;
         }
-        let data = prepare(figure, &table, &manifest.key_columns, &csv_name)
-            .with_context(|| format!("{}", experiment_file.display()))?;
-        written.extend(render_both(figure, &data, plots_dir)?);
+        let located = || format!("{}", experiment_file.display());
+        let kind = figure
+            .kind()
+            .map_err(|m| anyhow!("figure '{}': {m}", figure.name.get_ref()))
+            .with_context(located)?;
+        match kind {
+            FigureKind::Lines => {
+                let data = prepare(figure, &table, &manifest.key_columns, &csv_name).with_context(located)?;
+                written.extend(render_both(figure, &data, plots_dir)?);
+            }
+            FigureKind::Bars => {
+                let data = bars::prepare(figure, &table, &manifest.key_columns, &csv_name, manifest.quick)
+                    .with_context(located)?;
+                written.extend(bars::write(figure, &data, plots_dir)?);
+            }
+            FigureKind::Timeline => {
+                let data = timeline::prepare(figure, &table, &manifest.key_columns, &csv_name).with_context(located)?;
+                written.extend(timeline::write(figure, &data, plots_dir)?);
+            }
+        }
     }
     Ok(written)
 }
@@ -324,13 +377,24 @@ pub fn draw_all(results_dir: &Path, plots_dir: &Path) -> Result<Vec<PathBuf>> {
 /// Draws `figure` as `<name>.svg` and `<name>.png` in `dir` (which must exist); returns both
 /// paths.
 pub fn render_both(figure: &FigureSpec, data: &FigureData, dir: &Path) -> Result<Vec<PathBuf>> {
+    render_images(figure.name.get_ref(), dir, |path, format| {
+        render(figure, data, path, format)
+    })
+}
+
+/// Writes `<name>.svg` and `<name>.png` in `dir` with `draw(path, format)`; returns both paths.
+pub(crate) fn render_images(
+    name: &str,
+    dir: &Path,
+    draw: impl Fn(&Path, Format) -> Result<()>,
+) -> Result<Vec<PathBuf>> {
     let mut written = Vec::new();
     for (ext, format) in [("svg", Format::Svg), ("png", Format::Png)] {
-        let path = dir.join(format!("{}.{ext}", figure.name.get_ref()));
+        let path = dir.join(format!("{name}.{ext}"));
         // Drawn under a temporary name, then renamed: a reader (or another shard finishing at
         // the same time) never sees half a picture.
-        let tmp = dir.join(format!(".tmp-{}-{}.{ext}", std::process::id(), figure.name.get_ref()));
-        let drawn = render(figure, data, &tmp, format)
+        let tmp = dir.join(format!(".tmp-{}-{name}.{ext}", std::process::id()));
+        let drawn = draw(&tmp, format)
             .and_then(|()| std::fs::rename(&tmp, &path).with_context(|| format!("writing {}", path.display())));
         if let Err(e) = drawn {
             let _ = std::fs::remove_file(&tmp);
@@ -414,6 +478,25 @@ const COLORS: [RGBColor; 7] = [
     RGBColor(0, 0, 0),
 ];
 
+/// The plotting area and the legend strip below it.
+pub(crate) type PlotsAndLegend<DB> = (DrawingArea<DB, Shift>, DrawingArea<DB, Shift>);
+
+/// Clears `root`, draws the figure's title and splits the rest into the plots and, below
+/// them, `legend_height` pixels for the legend.
+pub(crate) fn frame<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    figure: &FigureSpec,
+    legend_height: u32,
+) -> Result<PlotsAndLegend<DB>, DrawingAreaErrorKind<DB::ErrorType>> {
+    root.fill(&WHITE)?;
+    let body = match &figure.title {
+        Some(title) => root.titled(title, (FAMILY, 26).into_font())?,
+        None => root.clone(),
+    };
+    let (_, h) = body.dim_in_pixel();
+    Ok(body.split_vertically(h.saturating_sub(legend_height)))
+}
+
 fn style_of(index: usize) -> (RGBColor, usize) {
     (COLORS[index % COLORS.len()], (index / COLORS.len() + index) % 4)
 }
@@ -427,13 +510,7 @@ fn draw<DB: DrawingBackend>(
     legend_rows: usize,
 ) -> Result<(), String> {
     let err = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
-    root.fill(&WHITE).map_err(err)?;
-    let body = match &figure.title {
-        Some(title) => root.titled(title, (FAMILY, 26).into_font()).map_err(err)?,
-        None => root.clone(),
-    };
-    let (_, h) = body.dim_in_pixel();
-    let (plots, legend) = body.split_vertically(h.saturating_sub(28 * legend_rows as u32 + 8));
+    let (plots, legend) = frame(root, figure, 28 * legend_rows as u32 + 8).map_err(err)?;
     draw_legend(&legend, &data.series_names).map_err(err)?;
 
     // Shared ranges over all panels.
@@ -758,27 +835,40 @@ fn draw_legend<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     names: &[String],
 ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    draw_legend_entries(area, names, 38, |area, x, y, i| {
+        let (color, shape) = style_of(i);
+        area.draw(&PathElement::new(vec![(x, y), (x + 30, y)], color.stroke_width(2)))?;
+        draw_marker_px(area, (x + 15, y), shape, color)
+    })
+}
+
+/// One legend for a figure: entries centred in rows, each `swatch` (drawn by `draw_swatch` at
+/// the entry's left edge and vertical centre, for series `i`) then the series name.
+pub(crate) fn draw_legend_entries<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    names: &[String],
+    swatch: i32,
+    draw_swatch: impl Fn(&DrawingArea<DB, Shift>, i32, i32, usize) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>>,
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
     let (width, _) = area.dim_in_pixel();
     let font = (FAMILY, 16)
         .into_font()
         .color(&BLACK)
         .pos(Pos::new(HPos::Left, VPos::Center));
-    // Measured width of an entry: line and marker, gap, text, space before the next entry.
+    // Measured width of an entry: swatch, gap, text, space before the next entry.
     let item = |name: &str| -> i32 {
         let text = area
             .estimate_text_size(name, &font)
             .map_or(legend_item_width(name) - 50, |(w, _)| w);
-        (38 + text + 24) as i32
+        swatch + text as i32 + 24
     };
     for (row, items) in legend_layout(names, width).iter().enumerate() {
         let total: i32 = items.iter().map(|&i| item(&names[i])).sum();
         let mut x = (width as i32 - total).max(0) / 2;
         let y = 14 + 28 * row as i32;
         for &i in items {
-            let (color, shape) = style_of(i);
-            area.draw(&PathElement::new(vec![(x, y), (x + 30, y)], color.stroke_width(2)))?;
-            draw_marker_px(area, (x + 15, y), shape, color)?;
-            area.draw(&Text::new(names[i].clone(), (x + 38, y), font.clone()))?;
+            draw_swatch(area, x, y, i)?;
+            area.draw(&Text::new(names[i].clone(), (x + swatch, y), font.clone()))?;
             x += item(&names[i]);
         }
     }

@@ -1,0 +1,150 @@
+//! Programs as spark trees: what a GpH program looks like to GUM's load management.
+//!
+//! A GpH program creates potential parallelism with `par`: a *spark* is a pointer to an
+//! unevaluated expression, placed in the local spark pool. Here a program is the tree of its
+//! sparks (Trinder et al., "GUM: a portable parallel implementation of Haskell", PLDI 1996;
+//! Trinder, Hammond, Loidl & Peyton Jones, "Algorithm + Strategy = Parallelism", JFP 1998).
+//! Evaluating a node means, in order:
+//!
+//! 1. its own work (`own_flops`), before any child exists (e.g. splitting the input);
+//! 2. sparking its children into the local pool, in order;
+//! 3. demanding each child's value, in order: a child still in the local pool is evaluated
+//!    inline by the demanding thread (subsumption), one evaluated elsewhere is fetched;
+//! 4. combining the values (`combine_flops`), e.g. a sum, a concatenation, Chinese remaindering.
+//!
+//! Node 0 is the root, evaluated by the main thread on PE 0. Every other node has exactly one
+//! parent, which lists it once; parents come before their children in `nodes`.
+//!
+//! `graph_bytes` is the packed size of the spark's graph when a SCHEDULE exports it (GUM's
+//! `PackNearbyGraph`: the closure and the data it reaches, e.g. a matrix); `result_bytes` is the
+//! packed size of its value when a RESUME returns it to the demanding PE (a row of pixels, a list
+//! of board positions, one integer).
+
+/// Index of a node in [`Program::nodes`].
+pub type NodeId = u32;
+
+/// One spark (or the root) of a program.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Node {
+    /// Work before the children are sparked, flops.
+    pub own_flops: f64,
+    /// Work after every child's value is available, flops.
+    pub combine_flops: f64,
+    /// Children, sparked and then demanded in this order.
+    pub children: Vec<NodeId>,
+    /// Packed size of the unevaluated spark (SCHEDULE payload), bytes.
+    pub graph_bytes: f64,
+    /// Packed size of the node's value (RESUME payload), bytes.
+    pub result_bytes: f64,
+}
+
+/// A program: its spark tree, root first.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Program {
+    /// Short name (`queens`, `sumeuler`, `linsolv`, `raytracer`, ...).
+    pub name: String,
+    /// The nodes; node 0 is the root.
+    pub nodes: Vec<Node>,
+}
+
+/// The largest program a generator may build: bounds memory on any parameter value.
+pub const MAX_NODES: usize = 4_000_000;
+
+impl Program {
+    /// Total work of the program, flops (what one PE computes when nothing is exported).
+    pub fn total_flops(&self) -> f64 {
+        self.nodes.iter().map(|n| n.own_flops + n.combine_flops).sum()
+    }
+
+    /// Number of sparks (every node but the root).
+    pub fn sparks(&self) -> usize {
+        self.nodes.len().saturating_sub(1)
+    }
+
+    /// Checks the tree: a root, children after their parent, one parent each, finite
+    /// non-negative amounts, at most [`MAX_NODES`] nodes.
+    pub fn validate(&self) -> Result<(), String> {
+        if self.nodes.is_empty() {
+            return Err(format!("program '{}' has no node", self.name));
+        }
+        if self.nodes.len() > MAX_NODES {
+            return Err(format!(
+                "program '{}' has {} nodes; at most {MAX_NODES} are simulated",
+                self.name,
+                self.nodes.len()
+            ));
+        }
+        let mut has_parent = vec![false; self.nodes.len()];
+        for (i, node) in self.nodes.iter().enumerate() {
+            for (what, x) in [
+                ("own_flops", node.own_flops),
+                ("combine_flops", node.combine_flops),
+                ("graph_bytes", node.graph_bytes),
+                ("result_bytes", node.result_bytes),
+            ] {
+                if !(x.is_finite() && x >= 0.0) {
+                    return Err(format!("program '{}': node {i}: {what} is {x}", self.name));
+                }
+            }
+            for &c in &node.children {
+                let c = c as usize;
+                if c <= i || c >= self.nodes.len() {
+                    return Err(format!("program '{}': node {i} has child {c} out of order", self.name));
+                }
+                if std::mem::replace(&mut has_parent[c], true) {
+                    return Err(format!("program '{}': node {c} has two parents", self.name));
+                }
+            }
+        }
+        if let Some(orphan) = has_parent.iter().skip(1).position(|p| !p) {
+            return Err(format!("program '{}': node {} has no parent", self.name, orphan + 1));
+        }
+        Ok(())
+    }
+
+    /// Multiplies every node's work by `factor` (generators build a shape, then scale it so the
+    /// sequential run takes the time they were asked for).
+    pub fn scale_work(&mut self, factor: f64) {
+        for n in &mut self.nodes {
+            n.own_flops *= factor;
+            n.combine_flops *= factor;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn leaf(flops: f64) -> Node {
+        Node {
+            own_flops: flops,
+            combine_flops: 0.0,
+            children: vec![],
+            graph_bytes: 100.0,
+            result_bytes: 8.0,
+        }
+    }
+
+    #[test]
+    fn validate_accepts_a_tree_and_refuses_shared_children_and_orphans() {
+        let mut root = leaf(1.0);
+        root.children = vec![1, 2];
+        let good = Program {
+            name: "t".into(),
+            nodes: vec![root.clone(), leaf(2.0), leaf(3.0)],
+        };
+        assert_eq!(good.validate(), Ok(()));
+        assert_eq!(good.total_flops(), 6.0);
+        assert_eq!(good.sparks(), 2);
+        let mut twice = good.clone();
+        twice.nodes[1].children = vec![2];
+        assert!(twice.validate().unwrap_err().contains("two parents"));
+        let mut orphan = good.clone();
+        orphan.nodes.push(leaf(1.0));
+        assert!(orphan.validate().unwrap_err().contains("node 3 has no parent"));
+        let mut bad = good;
+        bad.nodes[2].own_flops = f64::NAN;
+        assert!(bad.validate().unwrap_err().contains("own_flops"));
+    }
+}

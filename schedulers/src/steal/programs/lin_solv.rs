@@ -1,0 +1,165 @@
+//! `linsolv`: the exact solution of an `n × n` integer linear system by multiple homomorphic
+//! images (data parallel, limited irregularity: Al Zain et al., Table 1).
+//!
+//! **Model.** The root sparks one image per prime, `k = linsolv_primes` sparks in prime order;
+//! the spark for prime `p` reduces the matrix and right-hand side modulo `p` and solves the system
+//! over `Z_p` by Gaussian elimination, returning the determinant and the solution modulo `p`. The
+//! root needs all `k` results, combines them by Chinese remaindering, then runs a sequential tail
+//! (rational reconstruction of the solution and checking it against the original system).
+//!
+//! Costs, in word-level modular multiply-adds, with `w = ceil(linsolv_entry_bytes / 8)` words per
+//! matrix entry:
+//!
+//! * image `i`: `f_i · (n(n+1)·w + n³/3 + n²)` — reducing the `n(n+1)` entries word by word,
+//!   forward elimination on the augmented matrix (`n³/3`), back substitution and the pivots'
+//!   inverses (`n²`); `f_i = 1 + linsolv_jitter · u_i`, `u_i` uniform in `[-1, 1]`, drawn from `rng`
+//!   in prime order (`k` draws, even when the jitter is 0, so the jitter only rescales);
+//! * root own: one unit per spark created;
+//! * root combine: Chinese remaindering of `n + 1` values (solution and determinant) from `k`
+//!   residues with Garner's incremental method, `(n + 1)·k²/2`, plus the sequential tail, sized so
+//!   that it is exactly the fraction `linsolv_tail` of the program's total work.
+//!
+//! `graph_bytes` of an image spark = `n(n+1) × linsolv_entry_bytes` (the matrix and right-hand side
+//! are packed with every exported spark: GUM's packing does not know what the receiver already
+//! holds); `result_bytes` = `(n + 1) × 8` (word-size residues). The root's `graph_bytes` is the same
+//! matrix and its `result_bytes` the rational solution, `2(n + 1) × linsolv_entry_bytes`.
+//!
+//! **Sources.** Loidl et al., "Comparing parallel functional languages: programming and
+//! performance", HOSC 16(3), 2003, evaluate this "exact linear system solver" and, to our
+//! knowledge of the paper (we had its abstract, not its text), its GpH version evaluates the
+//! independent images in parallel with a strategy over the list of images before Chinese
+//! remaindering; Al Zain et al. (Table 1) class it as data parallel with limited irregularity.
+//! The algorithm is described from general knowledge of modular linear algebra; the cost
+//! formulas are textbook operation counts, not measurements.
+//!
+//! **Choices the sources leave open.** The irregularity source: real images differ little in
+//! cost (the primes have the same word size), and the original occasionally discards an unlucky
+//! prime dividing the determinant; we model both as the `± linsolv_jitter` uniform factor
+//! (default 0.1), not as actual primes. The tail fraction (`linsolv_tail`, default 0.1) is not in
+//! the paper. The entry size (`linsolv_entry_bytes`, default 32: multi-word integers), `n` = 60 and
+//! `k` = 32 are our defaults. Images are created in one flat list (no chunking).
+
+use rand::Rng;
+use rand_chacha::ChaCha8Rng;
+
+use super::{check_nodes, Params};
+use crate::steal::program::{Node, Program};
+
+/// Largest number of images accepted (one spark each).
+pub const MAX_PRIMES: u64 = 1_000_000;
+
+/// Largest matrix dimension accepted: costs stay below 1e15 units, exact enough in `f64`.
+pub const MAX_N: u64 = 100_000;
+
+/// Largest packed entry accepted, bytes.
+pub const MAX_ENTRY_BYTES: u64 = 1 << 20;
+
+/// The spark tree of the `linsolv_*` parameters, in relative units, drawing the per-image
+/// factors from `rng`.
+pub(super) fn generate(p: &Params, rng: &mut ChaCha8Rng) -> Result<Program, String> {
+    let k = p.int("linsolv_primes", 32, 1, MAX_PRIMES)?;
+    let n = p.int("linsolv_n", 60, 1, MAX_N)? as f64;
+    let tail = p.real("linsolv_tail", 0.1, 0.0, 0.95)?;
+    let entry_bytes = p.int("linsolv_entry_bytes", 32, 1, MAX_ENTRY_BYTES)?;
+    let jitter = p.real("linsolv_jitter", 0.1, 0.0, 0.9)?;
+    check_nodes(p, u128::from(k) + 1, &format!("linsolv_primes = {k}"))?;
+
+    let words = entry_bytes.div_ceil(8) as f64;
+    let entry_bytes = entry_bytes as f64;
+    let image = n * (n + 1.0) * words + n * n * n / 3.0 + n * n;
+    let images: Vec<f64> = (0..k)
+        .map(|_| image * (1.0 + jitter * rng.gen_range(-1.0..=1.0)))
+        .collect();
+    let spawn = k as f64;
+    let crt = (n + 1.0) * (k as f64) * (k as f64) / 2.0;
+    let parallel_part = spawn + images.iter().sum::<f64>() + crt;
+    // tail = t · (rest + tail)  ⇔  tail = rest · t / (1 - t).
+    let tail_work = parallel_part * tail / (1.0 - tail);
+
+    let mut nodes = Vec::with_capacity(k as usize + 1);
+    nodes.push(Node {
+        own_flops: spawn,
+        combine_flops: crt + tail_work,
+        children: (1..=k as u32).collect(),
+        graph_bytes: n * (n + 1.0) * entry_bytes,
+        result_bytes: 2.0 * (n + 1.0) * entry_bytes,
+    });
+    nodes.extend(images.into_iter().map(|cost| Node {
+        own_flops: cost,
+        combine_flops: 0.0,
+        children: Vec::new(),
+        graph_bytes: n * (n + 1.0) * entry_bytes,
+        result_bytes: (n + 1.0) * 8.0,
+    }));
+    Ok(Program {
+        name: "linsolv".into(),
+        nodes,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use rand::SeedableRng;
+
+    use super::*;
+
+    fn build(pairs: &[(&str, f64)], seed: u64) -> Program {
+        let map: BTreeMap<String, f64> = pairs.iter().map(|&(k, v)| (k.to_string(), v)).collect();
+        let p = Params {
+            program: "linsolv",
+            map: &map,
+        };
+        generate(&p, &mut ChaCha8Rng::seed_from_u64(seed)).unwrap()
+    }
+
+    #[test]
+    fn the_tail_is_the_requested_fraction_of_all_work() {
+        for tail in [0.0, 0.1, 0.5, 0.95] {
+            let p = build(&[("linsolv_tail", tail)], 1);
+            let crt = 61.0 * 32.0 * 32.0 / 2.0;
+            let tail_work = p.nodes[0].combine_flops - crt;
+            let fraction = tail_work / p.total_flops();
+            assert!((fraction - tail).abs() < 1e-12, "{fraction} vs {tail}");
+        }
+    }
+
+    #[test]
+    fn images_vary_within_the_jitter_and_carry_the_matrix() {
+        let p = build(&[], 5);
+        assert_eq!(p.validate(), Ok(()));
+        assert_eq!(p.sparks(), 32);
+        let nominal = 60.0 * 61.0 * 4.0 + 60.0f64.powi(3) / 3.0 + 3600.0;
+        let costs: Vec<f64> = p.nodes[1..].iter().map(|n| n.own_flops).collect();
+        assert!(costs.iter().all(|&c| (c / nominal - 1.0).abs() <= 0.1 + 1e-12));
+        let (min, max) = costs
+            .iter()
+            .fold((f64::MAX, 0.0f64), |(lo, hi), &c| (lo.min(c), hi.max(c)));
+        assert!(max > min, "the jitter varies the images");
+        assert!(p.nodes[1..]
+            .iter()
+            .all(|n| n.graph_bytes == 60.0 * 61.0 * 32.0 && n.result_bytes == 61.0 * 8.0));
+        // Without jitter every image costs the same.
+        let flat = build(&[("linsolv_jitter", 0.0)], 5);
+        assert!(flat.nodes[1..].iter().all(|n| n.own_flops == nominal));
+    }
+
+    #[test]
+    fn extreme_values_stay_finite() {
+        let p = build(
+            &[
+                ("linsolv_n", 1e5),
+                ("linsolv_primes", 1.0),
+                ("linsolv_entry_bytes", 1.0),
+            ],
+            0,
+        );
+        assert_eq!(p.validate(), Ok(()));
+        let p = build(
+            &[("linsolv_n", 1.0), ("linsolv_primes", 1e5), ("linsolv_tail", 0.95)],
+            0,
+        );
+        assert_eq!(p.validate(), Ok(()));
+    }
+}

@@ -1,0 +1,94 @@
+//! Policy names and parameters as experiment files give them: the one list of work-stealing
+//! policies. The runtime's own parameters (thread limit, time slice, ...) belong to the family.
+
+use std::collections::BTreeMap;
+
+use super::grid_gum::GridGum;
+use super::grid_gum2::{GridGum2, GridGum2Options};
+use super::policy::StealPolicy;
+use super::satin::SatinCrs;
+use crate::registry::lookup;
+pub use crate::registry::PolicyInfo;
+
+/// Every work-stealing policy.
+pub const POLICIES: &[PolicyInfo] = &[
+    PolicyInfo {
+        name: "grid-gum",
+        description: "Grid-GUM: FISH a random PE, forward at random (Fig 2); thread_limit = 1 is the paper's 'thread limit'",
+        params: &[],
+    },
+    PolicyInfo {
+        name: "grid-gum2",
+        description: "Grid-GUM2: FISH the PE with the highest load per speed, preferring low latency, from piggybacked tables (Fig 7)",
+        params: &[
+            (
+                "local_latency_factor",
+                "PEs within this factor of the lowest known latency are local",
+                "2",
+            ),
+            ("prefer_local", "1: fish local PEs first (Communication table); 0: ignore latency", "1"),
+            (
+                "super_schedule",
+                "most sparks in a Super-Schedule to a faster remote fisher (0: off, as the paper measured)",
+                "0",
+            ),
+            (
+                "low_watermark",
+                "sparks below which the slowest PE fishes while busy, scaled up by speed (0: off, as measured)",
+                "0",
+            ),
+        ],
+    },
+    PolicyInfo {
+        name: "satin-crs",
+        description: "Satin's cluster-aware random stealing (PPoPP 2001): synchronous local steals, one asynchronous wide-area steal",
+        params: &[],
+    },
+];
+
+fn get(
+    params: &BTreeMap<String, f64>,
+    name: &str,
+    default: f64,
+    ok: impl Fn(f64) -> bool,
+    range: &str,
+) -> Result<f64, String> {
+    match params.get(name) {
+        None => Ok(default),
+        Some(&x) if x.is_finite() && ok(x) => Ok(x),
+        Some(x) => Err(format!("parameter '{name}' must be {range}, got {x}")),
+    }
+}
+
+/// One policy object per PE for the policy `name` with `params`.
+pub fn build(name: &str, params: &BTreeMap<String, f64>, pes: usize) -> Result<Vec<Box<dyn StealPolicy>>, String> {
+    let info = lookup(POLICIES, "work-stealing", name, params)?;
+    let mut policies: Vec<Box<dyn StealPolicy>> = Vec::with_capacity(pes);
+    match info.name {
+        "grid-gum" => policies.extend((0..pes).map(|_| Box::new(GridGum) as Box<dyn StealPolicy>)),
+        "grid-gum2" => {
+            let options = GridGum2Options {
+                local_latency_factor: get(params, "local_latency_factor", 2.0, |x| x >= 1.0, "a number >= 1")?,
+                prefer_local: get(params, "prefer_local", 1.0, |x| x == 0.0 || x == 1.0, "0 or 1")? == 1.0,
+                super_schedule: get(
+                    params,
+                    "super_schedule",
+                    0.0,
+                    |x| x.fract() == 0.0 && (0.0..=1024.0).contains(&x),
+                    "an integer from 0 to 1024",
+                )? as usize,
+                low_watermark: get(
+                    params,
+                    "low_watermark",
+                    0.0,
+                    |x| (0.0..=1e6).contains(&x),
+                    "a number from 0 to 1e6",
+                )?,
+            };
+            policies.extend((0..pes).map(|_| Box::new(GridGum2::new(pes, options)) as Box<dyn StealPolicy>));
+        }
+        "satin-crs" => policies.extend((0..pes).map(|_| Box::new(SatinCrs) as Box<dyn StealPolicy>)),
+        other => return Err(format!("work-stealing scheduler '{other}' has no constructor")),
+    }
+    Ok(policies)
+}

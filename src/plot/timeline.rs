@@ -1,0 +1,849 @@
+//! `kind = "timeline"`: what each host (worker, processor) of one run does over time, as
+//! horizontal strips, e.g. a work-stealing paper's per-processor activity profile.
+//!
+//! What is drawn:
+//! - The source is a per-run table with one row per interval: `x` is where the interval
+//!   starts, `x_end` where it ends, `y` names its strip (a host, a PE index).
+//! - One strip per value of `y`, the first at the top: by increasing value when every value is
+//!   a number (so PE 2 comes before PE 10), else in order of first appearance.
+//! - One run per panel: `where` must fix every column that identifies runs (replications
+//!   included) except `panels`, whose values get one timeline each, stacked vertically and
+//!   sharing the time axis: from the earliest start to the latest end over the whole figure,
+//!   or from 0 when the earliest start is positive but within the first tenth of that (a run's
+//!   time starts at 0).
+//! - Without `shade`, every interval is mid-gray. With `shade = "<column>"`, a non-negative
+//!   number per interval (e.g. runnable threads) picks a gray on a fixed linear ramp from light
+//!   gray (level 210) at value 1 to black at the largest value in the figure; values below 1
+//!   are drawn as 1. When no value exceeds 1 the ramp runs from 0 instead (light near 0, black
+//!   at the maximum), so fractions stay distinguishable. Value 0, an empty cell or no row is a
+//!   gap (white). A small legend maps values to grays: every integer when the values are
+//!   integers up to 8, else five values spread over the ramp.
+//! - Intervals of one strip should not overlap; where they do, a pixel column keeps the gray
+//!   of the interval that reached it first (by start).
+//!
+//! Tables can hold hundreds of thousands of intervals, so the drawing is kept small:
+//! 1. [`prepare`] merges, on each strip, intervals of the same gray that touch or overlap (a
+//!    worker computing chunk after chunk is one bar, not thousands);
+//! 2. when drawing, each strip is resampled at the pixel: a pixel column that intervals cover
+//!    for less than a quarter of its width stays white (so an interval narrower than a quarter
+//!    of a pixel, alone in its column, is dropped: it would not be visible), otherwise it takes
+//!    the gray covering most of it; consecutive columns of one gray are one rectangle. A strip
+//!    therefore holds at most one rectangle per pixel column whatever the number of rows, and
+//!    a strip busy with many sub-pixel intervals still shows as busy.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use anyhow::{anyhow, bail, Result};
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
+
+use super::{figure_column, frame, register_font, render_images, tick_label, where_filters, Format, FAMILY};
+use crate::experiment::spec::FigureSpec;
+use crate::output::CsvTable;
+
+/// Gray level of value 1 (or of values near 0, when no value exceeds 1) on the shade ramp.
+pub const LIGHTEST: u8 = 210;
+/// Gray level of every interval when the figure has no `shade`.
+pub const MID_GRAY: u8 = 128;
+/// A pixel column covered by intervals for less than this share of its width stays white.
+const MIN_PIXELS: f64 = 0.25;
+/// Width of a timeline figure, pixels.
+const WIDTH: u32 = 1000;
+/// Pixels of a panel beyond its strips: caption, margins, time axis and its label.
+const PANEL_EXTRA: u32 = 120;
+/// Most pixels the strips of one panel take (beyond, strips get thinner than 3 pixels).
+const MAX_STRIPS_HEIGHT: u32 = 1600;
+/// Most timelines one figure stacks: the picture must stay a size an image viewer opens.
+pub const MAX_PANELS: usize = 24;
+
+/// One interval of a strip.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Interval {
+    /// Where it starts (value of `x`).
+    pub start: f64,
+    /// Where it ends (value of `x_end`).
+    pub end: f64,
+    /// Gray level, 0 (black) to 255 (white).
+    pub gray: u8,
+}
+
+/// One run's timeline.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TimelinePanel {
+    /// Caption (`column = value`), `None` without panels.
+    pub title: Option<String>,
+    /// Strip names (values of `y`), top first.
+    pub strips: Vec<String>,
+    /// Each strip's intervals by increasing start, merged (see the module documentation).
+    pub intervals: Vec<Vec<Interval>>,
+}
+
+/// Everything needed to draw a timeline figure.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TimelineData {
+    /// One timeline per panel, top first, in order of first appearance.
+    pub panels: Vec<TimelinePanel>,
+    /// The time axis: earliest start (or 0, see the module documentation) and latest end over
+    /// all panels.
+    pub span: (f64, f64),
+    /// The shade legend: value labels and their gray levels (empty without `shade`).
+    pub legend: Vec<(String, u8)>,
+}
+
+/// Reads the intervals of `table` for a timeline `figure`: keeps the rows its `where` selects,
+/// checks that each panel holds one run (`key_columns` identify runs), maps shades to grays
+/// and merges adjacent intervals of equal gray. `source` names the CSV file in messages.
+pub fn prepare(figure: &FigureSpec, table: &CsvTable, key_columns: &[String], source: &str) -> Result<TimelineData> {
+    let name = figure.name.get_ref();
+    let column = |c: &str| figure_column(figure, table, source, c);
+    let x_end_name = figure
+        .x_end
+        .as_ref()
+        .ok_or_else(|| anyhow!("figure '{name}': a timeline needs `x_end`, the column where each interval ends"))?;
+    let start = column(figure.x.get_ref())?;
+    let end = column(x_end_name.get_ref())?;
+    let strip = column(figure.y.get_ref())?;
+    let shade = figure.shade.as_ref().map(|s| column(s.get_ref())).transpose()?;
+    let panel_col = figure.panels.as_ref().map(|p| column(p.get_ref())).transpose()?;
+    let filters = where_filters(figure, table, source)?;
+    // (row number in the file, row), the header being row 0.
+    let rows: Vec<(usize, &Vec<String>)> = table
+        .rows
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| filters.iter().all(|(c, vals)| vals.contains(&r[*c])))
+        .map(|(i, r)| (i + 1, r))
+        .collect();
+    if rows.is_empty() {
+        bail!("figure '{name}': no row of {source} matches its `where`");
+    }
+
+    // Panels in order of first appearance, each with its rows.
+    type Rows<'t> = Vec<(usize, &'t Vec<String>)>;
+    let mut groups: Vec<(String, Rows)> = Vec::new();
+    for &(i, r) in &rows {
+        let key = panel_col.map_or_else(String::new, |p| r[p].clone());
+        match groups.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, g)) => g.push((i, r)),
+            None => groups.push((key, vec![(i, r)])),
+        }
+    }
+    // One run per panel: no column identifying runs may vary inside a panel. The `run` column
+    // (written first in every per-run table) catches what the key columns cannot.
+    let panel_name = figure.panels.as_ref().map(|p| p.get_ref().as_str());
+    let identifying = key_columns
+        .iter()
+        .map(String::as_str)
+        .filter(|k| *k != "seed")
+        .chain(["run"]);
+    let mut checked = BTreeSet::new();
+    for key in identifying {
+        if Some(key) == panel_name || !checked.insert(key) {
+            continue;
+        }
+        let Some(c) = table.column(key) else { continue };
+        for (panel, group) in &groups {
+            let values: BTreeSet<&str> = group.iter().map(|(_, r)| r[c].as_str()).collect();
+            if values.len() > 1 {
+                let within = match panel_name {
+                    Some(p) => format!(" in the panel {p} = {panel}"),
+                    None => String::new(),
+                };
+                bail!(
+                    "figure '{name}': column '{key}' varies ({}){within} but is not panels, and a timeline draws one run per panel; fix it with `where = {{ {key} = ... }}`",
+                    values.into_iter().take(5).collect::<Vec<_>>().join(", ")
+                );
+            }
+        }
+    }
+
+    let number = |i: usize, r: &[String], c: usize, what: &str| -> Result<Option<f64>> {
+        let text = r[c].as_str();
+        if text.is_empty() {
+            return Ok(None);
+        }
+        match text.parse::<f64>() {
+            Ok(v) if v.is_finite() => Ok(Some(v)),
+            _ => Err(anyhow!(
+                "figure '{name}': column '{}' holds '{text}' (row {i} of {source}), not a {what}",
+                table.header[c],
+                what = if what.is_empty() { "finite number" } else { what }
+            )),
+        }
+    };
+
+    // Intervals with their shade value (None: no `shade`), by panel.
+    struct Raw {
+        strip: String,
+        start: f64,
+        end: f64,
+        value: Option<f64>,
+    }
+    let mut span = (f64::INFINITY, f64::NEG_INFINITY);
+    let mut max_value: f64 = 0.0;
+    let mut integers = true;
+    let mut raw_panels: Vec<(String, Vec<Raw>)> = Vec::new();
+    for (key, group) in groups {
+        let mut raw = Vec::with_capacity(group.len());
+        for (i, r) in group {
+            let (Some(s), Some(e)) = (number(i, r, start, "")?, number(i, r, end, "")?) else {
+                continue;
+            };
+            if e < s {
+                bail!(
+                    "figure '{name}': the interval of row {i} of {source} ends ({} = {e}) before it starts ({} = {s})",
+                    x_end_name.get_ref(),
+                    figure.x.get_ref()
+                );
+            }
+            span = (span.0.min(s), span.1.max(e));
+            let value = match shade {
+                None => None,
+                Some(c) => match number(i, r, c, "non-negative number")? {
+                    Some(v) if v < 0.0 => bail!(
+                        "figure '{name}': column '{}' holds '{}' (row {i} of {source}), not a non-negative number",
+                        table.header[c],
+                        r[c]
+                    ),
+                    // No value: a gap, like 0.
+                    v => Some(v.unwrap_or(0.0)),
+                },
+            };
+            if let Some(v) = value {
+                max_value = max_value.max(v);
+                integers &= v.fract() == 0.0;
+            }
+            raw.push(Raw {
+                strip: r[strip].clone(),
+                start: s,
+                end: e,
+                value,
+            });
+        }
+        raw_panels.push((key, raw));
+    }
+    if raw_panels.len() > MAX_PANELS {
+        bail!(
+            "figure '{name}': {} panels, more than the {MAX_PANELS} timelines one figure stacks; keep fewer with `where`",
+            raw_panels.len()
+        );
+    }
+    if !span.0.is_finite() || !span.1.is_finite() {
+        bail!(
+            "figure '{name}': no interval with a start ('{}') and an end ('{}') to draw",
+            figure.x.get_ref(),
+            x_end_name.get_ref()
+        );
+    }
+    // Simulated time starts at 0: show it unless the intervals start far from it.
+    if span.0 > 0.0 && span.0 <= 0.1 * span.1 {
+        span.0 = 0.0;
+    }
+    if span.1 <= span.0 {
+        span.1 = span.0 + 1.0;
+    }
+
+    let ramp = Ramp { max: max_value };
+    let panels = raw_panels
+        .into_iter()
+        .map(|(key, raw)| {
+            let mut names: Vec<&str> = Vec::new();
+            for r in &raw {
+                if !names.contains(&r.strip.as_str()) {
+                    names.push(&r.strip);
+                }
+            }
+            let strips = order_strips(names);
+            let mut intervals: Vec<Vec<Interval>> = vec![Vec::new(); strips.len()];
+            for r in &raw {
+                let gray = match r.value {
+                    None => MID_GRAY,
+                    Some(v) => match ramp.gray(v) {
+                        Some(g) => g,
+                        None => continue,
+                    },
+                };
+                if let Some(s) = strips.iter().position(|n| *n == r.strip) {
+                    intervals[s].push(Interval {
+                        start: r.start,
+                        end: r.end,
+                        gray,
+                    });
+                }
+            }
+            for strip in &mut intervals {
+                *strip = merge(std::mem::take(strip));
+            }
+            TimelinePanel {
+                title: figure.panels.as_ref().map(|c| {
+                    if key.is_empty() {
+                        format!("{} not set", c.get_ref())
+                    } else {
+                        format!("{} = {key}", c.get_ref())
+                    }
+                }),
+                strips,
+                intervals,
+            }
+        })
+        .collect();
+    let legend = if shade.is_some() {
+        ramp.legend(integers)
+    } else {
+        Vec::new()
+    };
+    Ok(TimelineData { panels, span, legend })
+}
+
+/// Strip names top first: by numeric value when all are numbers, else as given (order of first
+/// appearance).
+pub fn order_strips(names: Vec<&str>) -> Vec<String> {
+    let numbers: Option<Vec<f64>> = names
+        .iter()
+        .map(|n| n.parse::<f64>().ok().filter(|v| v.is_finite()))
+        .collect();
+    let mut order: Vec<usize> = (0..names.len()).collect();
+    if let Some(numbers) = numbers {
+        order.sort_by(|&a, &b| numbers[a].total_cmp(&numbers[b]));
+    }
+    order.into_iter().map(|i| names[i].to_string()).collect()
+}
+
+/// Merges, in one strip, intervals of the same gray that touch or overlap; sorts by start.
+pub fn merge(mut intervals: Vec<Interval>) -> Vec<Interval> {
+    intervals.sort_by(|a, b| a.start.total_cmp(&b.start).then(a.end.total_cmp(&b.end)));
+    let mut merged: Vec<Interval> = Vec::with_capacity(intervals.len());
+    for iv in intervals {
+        match merged.last_mut() {
+            Some(last) if last.gray == iv.gray && iv.start <= last.end => last.end = last.end.max(iv.end),
+            _ => merged.push(iv),
+        }
+    }
+    merged
+}
+
+/// The shade ramp of a figure whose largest shade value is `max`.
+#[derive(Clone, Copy, Debug)]
+struct Ramp {
+    max: f64,
+}
+
+impl Ramp {
+    /// The value drawn lightest: 1, or 0 when no value exceeds 1.
+    fn low(self) -> f64 {
+        if self.max > 1.0 {
+            1.0
+        } else {
+            0.0
+        }
+    }
+
+    /// The gray of a value; `None` (a gap) for 0.
+    fn gray(self, value: f64) -> Option<u8> {
+        if value <= 0.0 {
+            return None;
+        }
+        let low = self.low();
+        let t = if self.max > low {
+            ((value - low) / (self.max - low)).clamp(0.0, 1.0)
+        } else {
+            1.0
+        };
+        Some((f64::from(LIGHTEST) * (1.0 - t)).round() as u8)
+    }
+
+    /// Legend entries: each integer from 1 to the maximum when the values are integers up to 8,
+    /// else five values spread evenly over the ramp (the lowest above 0).
+    fn legend(self, integers: bool) -> Vec<(String, u8)> {
+        if self.max <= 0.0 {
+            return Vec::new();
+        }
+        let values: Vec<f64> = if integers && self.max <= 8.0 {
+            (1..=self.max as u32).map(f64::from).collect()
+        } else {
+            let low = self.low();
+            (0..5)
+                .map(|k| low + (self.max - low) * f64::from(k) / 4.0)
+                .map(|v| if v <= 0.0 { self.max / 8.0 } else { v })
+                .collect()
+        };
+        values
+            .into_iter()
+            .filter_map(|v| Some((tick_label(v), self.gray(v)?)))
+            .collect()
+    }
+}
+
+/// Pixel height of one strip when the tallest panel has `strips` strips (at least 3 pixels
+/// when the panel stays under [`MAX_STRIPS_HEIGHT`]).
+fn strip_height(strips: usize) -> f64 {
+    let strips = strips.max(1) as f64;
+    (360.0 / strips)
+        .clamp(3.0, 24.0)
+        .min(f64::from(MAX_STRIPS_HEIGHT) / strips)
+}
+
+/// Writes `<name>.svg` and `<name>.png` in `dir` (which must exist); returns both paths.
+pub fn write(figure: &FigureSpec, data: &TimelineData, dir: &Path) -> Result<Vec<PathBuf>> {
+    render_images(figure.name.get_ref(), dir, |path, format| {
+        render(figure, data, path, format)
+    })
+}
+
+/// Draws a timeline figure into a file.
+pub fn render(figure: &FigureSpec, data: &TimelineData, path: &Path, format: Format) -> Result<()> {
+    register_font();
+    if data.panels.len() > MAX_PANELS {
+        bail!(
+            "drawing {}: {} timelines, more than the {MAX_PANELS} one figure stacks",
+            path.display(),
+            data.panels.len()
+        );
+    }
+    let strips = data.panels.iter().map(|p| p.strips.len()).max().unwrap_or(1).max(1);
+    let panel_height = PANEL_EXTRA + (strips as f64 * strip_height(strips)).round() as u32;
+    let title = if figure.title.is_some() { 44 } else { 0 };
+    let legend = if data.legend.is_empty() { 0 } else { 40 };
+    let height = title + legend + panel_height * data.panels.len().max(1) as u32;
+    let result = match format {
+        Format::Svg => {
+            let root = SVGBackend::new(path, (WIDTH, height)).into_drawing_area();
+            draw(&root, figure, data, legend).and_then(|()| root.present().map_err(|e| e.to_string()))
+        }
+        Format::Png => {
+            let root = BitMapBackend::new(path, (WIDTH, height)).into_drawing_area();
+            draw(&root, figure, data, legend).and_then(|()| root.present().map_err(|e| e.to_string()))
+        }
+    };
+    result.map_err(|e| anyhow!("drawing {}: {e}", path.display()))
+}
+
+fn draw<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    figure: &FigureSpec,
+    data: &TimelineData,
+    legend_height: u32,
+) -> Result<(), String> {
+    let err = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
+    let (plots, legend) = frame(root, figure, legend_height).map_err(err)?;
+    if let Some(shade) = &figure.shade {
+        draw_shade_legend(&legend, shade.get_ref(), &data.legend).map_err(err)?;
+    }
+    let areas = plots.split_evenly((data.panels.len().max(1), 1));
+    for (area, panel) in areas.iter().zip(&data.panels) {
+        draw_panel(area, figure, data, panel)?;
+    }
+    Ok(())
+}
+
+/// One run's strips. Strip `i` (0 at the top) spans `[n - 1 - i, n - i]` on the vertical axis.
+fn draw_panel<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    figure: &FigureSpec,
+    data: &TimelineData,
+    panel: &TimelinePanel,
+) -> Result<(), String> {
+    let err = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
+    let n = panel.strips.len().max(1);
+    let longest = panel.strips.iter().map(|s| s.chars().count()).max().unwrap_or(1);
+    let (t0, t1) = data.span;
+    let mut builder = ChartBuilder::on(area);
+    builder
+        .margin(14)
+        .margin_right(28)
+        .x_label_area_size(50)
+        .y_label_area_size((40 + 9 * longest.min(24)) as u32);
+    if let Some(title) = &panel.title {
+        builder.caption(title, (FAMILY, 20).into_font());
+    }
+    let mut chart = builder.build_cartesian_2d(t0..t1, 0.0..n as f64).map_err(err)?;
+    let x_fmt = |v: &f64| tick_label(*v);
+    let x_desc = figure.x_label.clone().unwrap_or_else(|| figure.x.get_ref().clone());
+    let y_desc = figure.y_label.clone().unwrap_or_else(|| figure.y.get_ref().clone());
+    chart
+        .configure_mesh()
+        .x_desc(x_desc)
+        .y_desc(y_desc)
+        .axis_desc_style((FAMILY, 18).into_font())
+        .label_style((FAMILY, 14).into_font())
+        .x_label_formatter(&x_fmt)
+        // Strip names are drawn below, one beside each strip.
+        .y_labels(0)
+        .disable_y_mesh()
+        .light_line_style(RGBColor(245, 245, 245))
+        .bold_line_style(RGBColor(225, 225, 225))
+        .draw()
+        .map_err(err)?;
+
+    // Rectangles in whole pixels of `area`: the time axis maps linearly between the pixels of
+    // its two ends.
+    let base = area.get_base_pixel();
+    let (a, _) = chart.backend_coord(&(t0, 0.0));
+    let (b, _) = chart.backend_coord(&(t1, 0.0));
+    let scale = f64::from(b - a) / (t1 - t0);
+    // A white line between strips when they are tall enough to spare it.
+    let gap = i32::from(strip_height(n) >= 6.0);
+    // Name at most one strip per 14 pixels, so that names never overlap.
+    let (_, top_px) = chart.backend_coord(&(t0, n as f64));
+    let (_, bottom_px) = chart.backend_coord(&(t0, 0.0));
+    let room = ((bottom_px - top_px) / 14).max(1) as usize;
+    let every = n.div_ceil(room).max(1);
+    let label = (FAMILY, 14)
+        .into_font()
+        .color(&BLACK)
+        .pos(Pos::new(HPos::Right, VPos::Center));
+    for (i, name) in panel.strips.iter().enumerate().step_by(every) {
+        let (_, y) = chart.backend_coord(&(t0, (n - 1 - i) as f64 + 0.5));
+        area.draw_text(name, &label, (a - base.0 - 6, y - base.1))
+            .map_err(err)?;
+    }
+    for (i, intervals) in panel.intervals.iter().enumerate() {
+        let (_, top) = chart.backend_coord(&(t0, (n - i) as f64));
+        let (_, bottom) = chart.backend_coord(&(t0, (n - 1 - i) as f64));
+        let (top, bottom) = (top + gap - base.1, bottom - gap - base.1);
+        for (p0, p1, gray) in pixel_runs(intervals, t0, f64::from(a - base.0), scale) {
+            // Rounding must not push a rectangle over the axes.
+            let (p0, p1) = (p0.max(a - base.0), p1.min(b - base.0));
+            if p1 <= p0 {
+                continue;
+            }
+            area.draw(&Rectangle::new(
+                [(p0, top), (p1, bottom)],
+                RGBColor(gray, gray, gray).filled(),
+            ))
+            .map_err(err)?;
+        }
+    }
+    Ok(())
+}
+
+/// A strip's intervals resampled at the pixel, as runs `(first, end, gray)` of pixel columns
+/// (`end` excluded), the time `t0` being at pixel `origin` and `scale` pixels per unit of time.
+/// A column that intervals cover for less than [`MIN_PIXELS`] stays white (so an isolated
+/// interval narrower than that is dropped); otherwise it takes the gray that covers most of it
+/// (the darker on a tie). Columns of the same gray in a row are one run. `intervals` are by
+/// increasing start; where they overlap, the part of a later interval inside a column already
+/// resolved is ignored.
+fn pixel_runs(intervals: &[Interval], t0: f64, origin: f64, scale: f64) -> Vec<(i32, i32, u8)> {
+    let mut strip = PixelStrip::default();
+    for iv in intervals {
+        let x0 = origin + (iv.start - t0) * scale;
+        let x1 = origin + (iv.end - t0) * scale;
+        strip.add(x0, x1, iv.gray);
+    }
+    strip.finish()
+}
+
+/// Pixel positions beyond which nothing is drawn (figures are a few thousand pixels wide).
+const PIXEL_LIMIT: i32 = 1 << 24;
+
+/// The state of [`pixel_runs`].
+#[derive(Default)]
+struct PixelStrip {
+    runs: Vec<(i32, i32, u8)>,
+    /// The column being accumulated and each gray's coverage of it.
+    column: Option<i64>,
+    cover: Vec<(u8, f64)>,
+    /// Columns before this one are resolved.
+    done: Option<i64>,
+}
+
+impl PixelStrip {
+    /// Columns `first..end` (within [`PIXEL_LIMIT`]) in `gray`.
+    fn emit(&mut self, first: i64, end: i64, gray: u8) {
+        let (first, end) = (first as i32, end as i32);
+        match self.runs.last_mut() {
+            Some(last) if last.2 == gray && last.1 == first => last.1 = end,
+            _ => self.runs.push((first, end, gray)),
+        }
+    }
+
+    /// Resolves the column being accumulated.
+    fn flush(&mut self) {
+        let Some(column) = self.column.take() else { return };
+        let total: f64 = self.cover.iter().map(|c| c.1).sum();
+        let best = self
+            .cover
+            .iter()
+            .copied()
+            .reduce(|a, b| if b.1 > a.1 || (b.1 == a.1 && b.0 < a.0) { b } else { a });
+        self.cover.clear();
+        self.done = Some(column + 1);
+        if let Some((gray, _)) = best.filter(|_| total >= MIN_PIXELS) {
+            self.emit(column, column + 1, gray);
+        }
+    }
+
+    /// Covers pixels `x0..x1` with `gray`.
+    fn add(&mut self, x0: f64, x1: f64, gray: u8) {
+        // Far outside the picture nothing is drawn; clamping keeps the column arithmetic exact
+        // and far from overflow whatever the scale.
+        let limit = f64::from(PIXEL_LIMIT);
+        let (x0, x1) = (x0.clamp(-limit, limit), x1.clamp(-limit, limit));
+        let mut x = match self.done {
+            Some(d) => x0.max(d as f64),
+            None => x0,
+        };
+        // Also refuses NaN.
+        if x1.partial_cmp(&x) != Some(std::cmp::Ordering::Greater) {
+            return;
+        }
+        while x < x1 {
+            let p = x.floor() as i64;
+            if self.column != Some(p) {
+                self.flush();
+                self.column = Some(p);
+            }
+            let whole = x1.floor() as i64;
+            if x == p as f64 && whole > p {
+                // Columns p..whole are fully covered: one run, after p's earlier coverage.
+                let first = if self.cover.is_empty() {
+                    self.column = None;
+                    p
+                } else {
+                    self.add_cover(gray, 1.0);
+                    self.flush();
+                    p + 1
+                };
+                self.column = None;
+                if whole > first {
+                    self.emit(first, whole, gray);
+                }
+                self.done = Some(whole);
+                x = whole as f64;
+            } else {
+                let next = ((p + 1) as f64).min(x1);
+                self.add_cover(gray, next - x);
+                x = next;
+            }
+        }
+    }
+
+    /// Adds `width` pixels of `gray` to the column being accumulated.
+    fn add_cover(&mut self, gray: u8, width: f64) {
+        match self.cover.iter_mut().find(|c| c.0 == gray) {
+            Some(c) => c.1 += width,
+            None => self.cover.push((gray, width)),
+        }
+    }
+
+    /// The runs, once every interval is added.
+    fn finish(mut self) -> Vec<(i32, i32, u8)> {
+        self.flush();
+        self.runs
+    }
+}
+
+/// `shade: [ ] 1 [ ] 2 ...`, centred.
+fn draw_shade_legend<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    column: &str,
+    entries: &[(String, u8)],
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    let (width, _) = area.dim_in_pixel();
+    let font = (FAMILY, 15)
+        .into_font()
+        .color(&BLACK)
+        .pos(Pos::new(HPos::Left, VPos::Center));
+    let text_width = |s: &str| area.estimate_text_size(s, &font).map_or(9 * s.len() as u32, |(w, _)| w) as i32;
+    let label = format!("{column}:");
+    let total: i32 = text_width(&label) + 12 + entries.iter().map(|(s, _)| 26 + text_width(s) + 16).sum::<i32>();
+    let mut x = (width as i32 - total).max(0) / 2;
+    let y = 18;
+    area.draw(&Text::new(label.clone(), (x, y), font.clone()))?;
+    x += text_width(&label) + 12;
+    for (text, gray) in entries {
+        area.draw(&Rectangle::new(
+            [(x, y - 7), (x + 20, y + 7)],
+            RGBColor(*gray, *gray, *gray).filled(),
+        ))?;
+        area.draw(&Rectangle::new([(x, y - 7), (x + 20, y + 7)], BLACK.stroke_width(1)))?;
+        area.draw(&Text::new(text.clone(), (x + 26, y), font.clone()))?;
+        x += 26 + text_width(text) + 16;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn figure(extra: &str) -> FigureSpec {
+        toml::from_str(&format!(
+            "name = 't'\nkind = 'timeline'\nsource = 'steps'\nx = 'start'\nx_end = 'end'\ny = 'pe'\n{extra}"
+        ))
+        .unwrap()
+    }
+
+    fn keys() -> Vec<String> {
+        vec!["scheduler".into(), "replication".into(), "seed".into()]
+    }
+
+    /// A per-run table: run, scheduler, replication, then pe, start, end, threads.
+    fn table(rows: &[(usize, &str, u32, &str, f64, f64, f64)]) -> CsvTable {
+        let mut t = CsvTable::new(
+            ["run", "scheduler", "replication", "pe", "start", "end", "threads"]
+                .iter()
+                .map(|s| s.to_string())
+                .collect(),
+        );
+        for &(run, sched, rep, pe, s, e, th) in rows {
+            t.rows.push(vec![
+                run.to_string(),
+                sched.into(),
+                rep.to_string(),
+                pe.into(),
+                s.to_string(),
+                e.to_string(),
+                th.to_string(),
+            ]);
+        }
+        t
+    }
+
+    #[test]
+    fn adjacent_intervals_of_equal_shade_are_merged() {
+        let t = table(&[
+            (0, "RS", 0, "0", 0.0, 1.0, 2.0),
+            (0, "RS", 0, "0", 1.0, 2.0, 2.0),
+            (0, "RS", 0, "0", 2.0, 3.0, 3.0),
+            (0, "RS", 0, "0", 3.5, 4.0, 3.0),
+            (0, "RS", 0, "0", 4.0, 5.0, 3.0),
+            (0, "RS", 0, "0", 5.0, 6.0, 0.0),
+            (0, "RS", 0, "0", 6.0, 7.0, 1.0),
+        ]);
+        let data = prepare(&figure("shade = 'threads'"), &t, &keys(), "steps.csv").unwrap();
+        let strip = &data.panels[0].intervals[0];
+        let spans: Vec<(f64, f64, u8)> = strip.iter().map(|i| (i.start, i.end, i.gray)).collect();
+        // Ramp from 1 (level 210) to the maximum 3 (black): 2 is halfway; 0 is a gap.
+        assert_eq!(
+            spans,
+            vec![(0.0, 2.0, 105), (2.0, 3.0, 0), (3.5, 5.0, 0), (6.0, 7.0, LIGHTEST)]
+        );
+        assert_eq!(data.span, (0.0, 7.0));
+        let legend: Vec<&str> = data.legend.iter().map(|(s, _)| s.as_str()).collect();
+        assert_eq!(legend, ["1", "2", "3"]);
+        // Without shade, every interval is mid-gray, so all that touch merge.
+        let plain = prepare(&figure(""), &t, &keys(), "steps.csv").unwrap();
+        let spans: Vec<(f64, f64)> = plain.panels[0].intervals[0].iter().map(|i| (i.start, i.end)).collect();
+        assert_eq!(spans, vec![(0.0, 3.0), (3.5, 7.0)]);
+        assert!(plain.legend.is_empty());
+    }
+
+    #[test]
+    fn strips_are_ordered_numerically_when_numbers() {
+        let t = table(&[
+            (0, "RS", 0, "10", 0.0, 1.0, 1.0),
+            (0, "RS", 0, "2", 0.0, 1.0, 1.0),
+            (0, "RS", 0, "1", 0.0, 1.0, 1.0),
+        ]);
+        let data = prepare(&figure(""), &t, &keys(), "steps.csv").unwrap();
+        assert_eq!(data.panels[0].strips, ["1", "2", "10"]);
+        assert_eq!(order_strips(vec!["b", "a", "10", "2"]), ["b", "a", "10", "2"]);
+    }
+
+    #[test]
+    fn a_panel_must_hold_one_run() {
+        let t = table(&[
+            (0, "RS", 0, "0", 0.0, 1.0, 1.0),
+            (1, "RS", 1, "0", 0.0, 1.0, 1.0),
+            (2, "CRS", 0, "0", 0.0, 1.0, 1.0),
+        ]);
+        let err = prepare(&figure("panels = 'scheduler'"), &t, &keys(), "steps.csv")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("column 'replication' varies (0, 1) in the panel scheduler = RS but is not panels")
+                && err.contains("fix it with `where = { replication = ... }`"),
+            "{err}"
+        );
+        let data = prepare(
+            &figure("panels = 'scheduler'\nwhere = { replication = 0 }"),
+            &t,
+            &keys(),
+            "steps.csv",
+        )
+        .unwrap();
+        assert_eq!(data.panels.len(), 2);
+        assert_eq!(data.panels[1].title.as_deref(), Some("scheduler = CRS"));
+        let err = prepare(&figure("where = { replication = 0 }"), &t, &keys(), "steps.csv").unwrap_err();
+        assert!(err.to_string().contains("column 'scheduler' varies (CRS, RS)"), "{err}");
+    }
+
+    #[test]
+    fn bad_intervals_and_shades_are_errors() {
+        let t = table(&[(0, "RS", 0, "0", 2.0, 1.0, 1.0)]);
+        let err = prepare(&figure(""), &t, &keys(), "steps.csv").unwrap_err().to_string();
+        assert!(
+            err.contains("row 1 of steps.csv ends (end = 1) before it starts"),
+            "{err}"
+        );
+        let t = table(&[(0, "RS", 0, "0", 0.0, 1.0, -1.0)]);
+        let err = prepare(&figure("shade = 'threads'"), &t, &keys(), "steps.csv")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("not a non-negative number"), "{err}");
+        let err = prepare(&figure("shade = 'runnable'"), &t, &keys(), "steps.csv")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("no column 'runnable' in steps.csv"), "{err}");
+    }
+
+    #[test]
+    fn strips_are_resampled_at_the_pixel() {
+        let iv = |start: f64, end: f64, gray: u8| Interval { start, end, gray };
+        // 1 pixel per time unit from pixel 100.
+        let runs = pixel_runs(
+            &[
+                iv(0.0, 10.0, 0),
+                iv(10.2, 10.3, 0),  // in the column of the next one
+                iv(10.4, 20.0, 0),  // the gap is inside one column: one run with the first
+                iv(20.0, 20.5, 50), // half a pixel: one column
+                iv(30.0, 40.0, 0),
+                iv(50.0, 50.1, 0), // a tenth of a pixel, alone: dropped
+            ],
+            0.0,
+            100.0,
+            1.0,
+        );
+        assert_eq!(runs, vec![(100, 120, 0), (120, 121, 50), (130, 140, 0)]);
+        // Alternating shades a tenth of a pixel wide: every column is drawn, in the shade that
+        // covers most of it (60% dark).
+        let mut fine = Vec::new();
+        for k in 0..100 {
+            let t = f64::from(k) / 10.0;
+            fine.push(iv(t, t + 0.1, if k % 10 < 6 { 0 } else { 50 }));
+        }
+        assert_eq!(pixel_runs(&fine, 0.0, 200.0, 1.0), vec![(200, 210, 0)]);
+        // An absurd scale neither overflows nor loops: everything lands past the picture.
+        let far = pixel_runs(&fine, 0.0, 0.0, 1e300);
+        assert!(far.iter().all(|r| r.0 >= 0 && r.1 <= PIXEL_LIMIT), "{far:?}");
+    }
+
+    #[test]
+    fn a_large_timeline_is_drawn_with_few_elements() {
+        // 100,000 one-unit intervals alternating between two shades on 10 strips.
+        let mut rows = Vec::new();
+        for k in 0..100_000usize {
+            let pe = (k % 10).to_string();
+            let t = (k / 10) as f64;
+            rows.push((0, "RS", 0, pe, t, t + 1.0, (1 + (k / 10) % 2) as f64));
+        }
+        let rows: Vec<(usize, &str, u32, &str, f64, f64, f64)> = rows
+            .iter()
+            .map(|(r, s, rep, pe, a, b, th)| (*r, *s, *rep, pe.as_str(), *a, *b, *th))
+            .collect();
+        let fig = figure("shade = 'threads'\ntitle = 'busy'");
+        let data = prepare(&fig, &table(&rows), &keys(), "steps.csv").unwrap();
+        assert_eq!(data.panels[0].strips.len(), 10);
+        let dir = tempfile::tempdir().unwrap();
+        write(&fig, &data, dir.path()).unwrap();
+        let svg = std::fs::read_to_string(dir.path().join("t.svg")).unwrap();
+        assert!(svg.contains("busy") && svg.contains("threads:"));
+        // At most one rectangle per pixel column and strip, and the strips are not empty.
+        let rects = svg.matches("<rect").count();
+        assert!((100..20_000).contains(&rects), "{rects} rectangles");
+    }
+}
