@@ -334,7 +334,7 @@ fn first_run_of_each_scheduler(
         let out = last.unwrap_or_default();
         let count = out.metrics.get(metric).copied().unwrap_or(0.0);
         println!(
-            "  {:<24} {count} {unit}, {} events in {median:.3} s: {:.2} M events/s, {:.0} {unit}/s",
+            "  {:<40} {count} {unit}, {} events in {median:.3} s: {:.2} M events/s, {:.0} {unit}/s",
             run.label,
             out.events,
             out.events as f64 / median / 1e6,
