@@ -15,14 +15,15 @@ fn gridsim() -> Command {
 
 #[test]
 fn a_closed_pipe_ends_the_process_without_a_panic() {
-    // The reader is gone before gridsim writes: every write meets a broken pipe.
-    let mut child = gridsim()
+    // The reader is gone before gridsim starts: every write meets a broken pipe. (Closing the
+    // read end after spawning raced with a fast `list` that filled the pipe's buffer first.)
+    let stdout = closed_pipe();
+    let child = gridsim()
         .arg("list")
-        .stdout(Stdio::piped())
+        .stdout(stdout)
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    drop(child.stdout.take());
     let out = child.wait_with_output().unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!stderr.contains("panicked"), "{stderr}");
@@ -33,6 +34,18 @@ fn a_closed_pipe_ends_the_process_without_a_panic() {
         use std::os::unix::process::ExitStatusExt;
         assert_eq!(out.status.signal(), Some(13), "{:?} {stderr}", out.status);
     }
+}
+
+/// The write end of a pipe whose read end is already closed.
+#[cfg(unix)]
+fn closed_pipe() -> Stdio {
+    use std::os::fd::{FromRawFd, OwnedFd};
+    let mut fds = [0; 2];
+    // SAFETY: `pipe` fills two new descriptors; each is owned exactly once below.
+    assert_eq!(unsafe { libc::pipe(fds.as_mut_ptr()) }, 0);
+    let (read, write) = unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
+    drop(read);
+    Stdio::from(write)
 }
 
 fn experiment(dir: &std::path::Path, text: &str) -> PathBuf {

@@ -308,6 +308,29 @@ impl<E> EventQueue<E> {
         }
     }
 
+    /// Keeps only the events for which `keep` is true, in their order (time, then insertion).
+    /// O(pending events); for dropping superseded events in bulk.
+    pub fn retain(&mut self, mut keep: impl FnMut(&E) -> bool) {
+        self.current.retain(|e| keep(&e.event));
+        let mut len = self.current.len();
+        self.words = [0; WORDS];
+        self.summary = 0;
+        for (b, bucket) in self.buckets.iter_mut().enumerate() {
+            if bucket.entries.is_empty() {
+                continue;
+            }
+            // Entries keep their buckets: the buckets are relative to `last`, which does not move.
+            bucket.entries.retain(|e| keep(&e.event));
+            bucket.min_time = bucket.entries.iter().map(|e| e.time).min().unwrap_or(u64::MAX);
+            if !bucket.entries.is_empty() {
+                self.words[b / 64 % WORDS] |= 1 << (b % 64);
+                self.summary |= 1 << (b / 64);
+                len += bucket.entries.len();
+            }
+        }
+        self.len = len;
+    }
+
     /// Number of pending events (stale ones included).
     pub fn len(&self) -> usize {
         self.len
@@ -530,6 +553,8 @@ mod tests {
         Push(u8, u32),
         Pop,
         Peek,
+        /// Drop the events whose index leaves this remainder modulo 3.
+        Retain(u8),
     }
 
     fn op() -> impl Strategy<Value = Op> {
@@ -537,6 +562,7 @@ mod tests {
             5 => (0u8..7, any::<u32>()).prop_map(|(kind, arg)| Op::Push(kind, arg)),
             4 => Just(Op::Pop),
             2 => Just(Op::Peek),
+            1 => (0u8..3).prop_map(Op::Retain),
         ]
     }
 
@@ -566,8 +592,8 @@ mod tests {
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(1000))]
 
-        /// Random interleavings of monotone pushes, peeks and pops pop exactly like a sort by
-        /// (time, insertion index).
+        /// Random interleavings of monotone pushes, peeks, pops and retains pop exactly like a
+        /// sort by (time, insertion index).
         #[test]
         fn matches_a_sorted_reference(ops in prop::collection::vec(op(), 0..300)) {
             let mut q = EventQueue::new();
@@ -601,6 +627,10 @@ mod tests {
                     Op::Peek => {
                         let expected = earliest(&pending).map(|at| secs(pending[at].0).order_key());
                         prop_assert_eq!(q.peek_time().map(SimTime::order_key), expected);
+                    }
+                    Op::Retain(r) => {
+                        q.retain(|&i| i % 3 != r as u64);
+                        pending.retain(|&(_, i)| i % 3 != r as u64);
                     }
                 }
                 prop_assert_eq!(q.len(), pending.len());

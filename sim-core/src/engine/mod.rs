@@ -69,9 +69,48 @@ struct CachedRoute {
     epoch: u64,
     /// Raw route latency.
     latency: f64,
-    /// Penalty and bound of a comm whose latency phase used `latency`.
+    /// Penalty and narrowest link bandwidth of a comm started now.
     penalty: f64,
-    bound: f64,
+    min_bandwidth: f64,
+}
+
+/// A comm's network figures, fixed when it starts and moved only by latency changes of its
+/// links (SimGrid's `lat_current_`, `sharing_penalty_` and the bandwidth bound in `rate_`).
+#[derive(Clone, Copy, Debug, Default)]
+struct CommFigures {
+    latency: f64,
+    penalty: f64,
+    min_bandwidth: f64,
+}
+
+/// A profile event waiting in [`Engine::profiles`]. Ordered so that the binary heap pops the
+/// earliest date first, and equal dates in scheduling order.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct PendingProfileStep {
+    time: SimTime,
+    seq: u64,
+    target: ProfileTarget,
+    index: u64,
+}
+
+impl PartialEq for PendingProfileStep {
+    fn eq(&self, other: &Self) -> bool {
+        (self.time, self.seq) == (other.time, other.seq)
+    }
+}
+
+impl Eq for PendingProfileStep {}
+
+impl PartialOrd for PendingProfileStep {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for PendingProfileStep {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        (other.time, other.seq).cmp(&(self.time, self.seq))
+    }
 }
 
 /// The simulation engine. See the module docs.
@@ -82,9 +121,13 @@ pub struct Engine {
     queue: EventQueue<Event>,
     lmm: MaxMinSystem,
     activities: Vec<Activity>,
-    /// Raw route latency of the comm in each slot, as of its start (its penalty and bound when
-    /// the data phase starts). Kept apart so that an activity record is one cache line.
-    comm_latency: Vec<f64>,
+    /// Network figures of the comm in each slot. Kept apart so that an activity record is one
+    /// cache line.
+    comm_figures: Vec<CommFigures>,
+    /// Profile events, apart from the activities' events: at equal dates they come first, as
+    /// in SimGrid, where resources change before any actor runs at that date.
+    profiles: std::collections::BinaryHeap<PendingProfileStep>,
+    profile_seq: u64,
     free_slots: Vec<Slot>,
     next_serial: u32,
     /// Activity slot owning each max-min variable.
@@ -129,7 +172,9 @@ impl Engine {
             queue: EventQueue::new(),
             lmm,
             activities: Vec::new(),
-            comm_latency: Vec::new(),
+            comm_figures: Vec::new(),
+            profiles: std::collections::BinaryHeap::new(),
+            profile_seq: 0,
             free_slots: Vec::new(),
             next_serial: 0,
             var_owner: Vec::new(),
@@ -160,6 +205,12 @@ impl Engine {
     /// Events processed so far (stale events excluded).
     pub fn steps(&self) -> u64 {
         self.steps
+    }
+
+    /// Events waiting in the queue, superseded ones not yet dropped included (profile events
+    /// excluded): what the queue's memory holds.
+    pub fn pending_events(&self) -> usize {
+        self.queue.len()
     }
 
     /// What the engine has done so far: events, skipped events, rate changes, solver work.
@@ -246,14 +297,20 @@ impl Engine {
         // The comm joins the max-min system only when its data phase starts: during the latency
         // phase it takes no share (SimGrid keeps it as a disabled variable). A link failure in
         // that phase finds it through its route (the `LinkState` profile event in `resources.rs`).
-        let latency = self.refresh_route(route).latency;
+        let cached = self.refresh_route(route);
+        let figures = CommFigures {
+            latency: cached.latency,
+            penalty: cached.penalty,
+            min_bandwidth: cached.min_bandwidth,
+        };
+        let latency = figures.latency;
         let act = &mut self.activities[slot as usize];
         act.route = route;
         act.phase = Phase::Latency;
-        if self.comm_latency.len() <= slot as usize {
-            self.comm_latency.resize(slot as usize + 1, 0.0);
+        if self.comm_figures.len() <= slot as usize {
+            self.comm_figures.resize(slot as usize + 1, CommFigures::default());
         }
-        self.comm_latency[slot as usize] = latency;
+        self.comm_figures[slot as usize] = figures;
         let delay = self.params.latency_factor * latency;
         if delay > 0.0 {
             let generation = act.generation;
@@ -380,13 +437,37 @@ impl Engine {
     /// next request failing, are queued behind it).
     fn step(&mut self, horizon: SimTime) -> Step {
         loop {
-            if self.lmm.needs_solve() && self.queue.peek_time().map_or(true, |t| t > self.now) {
+            let next_profile = self.profiles.peek().map(|p| p.time);
+            if self.lmm.needs_solve()
+                && self.queue.peek_time().map_or(true, |t| t > self.now)
+                && next_profile.map_or(true, |t| t > self.now)
+            {
                 self.resolve();
+                self.compact_queue_if_mostly_stale();
             }
             if self.active_activities() == 0 && !horizon.is_finite() {
                 // Only profile events are left (periodic ones never end); nothing the
                 // application waits for can happen any more.
                 return Step::Idle;
+            }
+            // A profile event goes before any activity event of the same date.
+            if let Some(t) = next_profile.filter(|&t| t <= horizon && self.queue.peek_time().map_or(true, |q| t <= q)) {
+                let Some(step) = self.profiles.pop() else {
+                    return Step::Idle;
+                };
+                if t > self.now {
+                    self.now = t;
+                }
+                self.steps += 1;
+                let event = Event::ProfileStep {
+                    target: step.target,
+                    index: step.index,
+                };
+                if let Some(trace) = &mut self.trace {
+                    trace.push(TraceRecord { time: self.now, event });
+                }
+                self.apply_profile(step.target, step.index);
+                return Step::Handled;
             }
             let Some((time, event)) = self.queue.pop_not_after(horizon) else {
                 return Step::Idle;
@@ -409,6 +490,7 @@ impl Engine {
                     self.start_data_phase(slot);
                     Step::Handled
                 }
+                // Profile events wait in `profiles`, never in the queue.
                 Event::ProfileStep { target, index } => {
                     self.apply_profile(target, index);
                     Step::Handled
@@ -436,6 +518,26 @@ impl Engine {
                 self.activities[slot as usize].generation != generation
             }
             Event::ProfileStep { .. } => false,
+        }
+    }
+
+    /// Drops the superseded events from the queue once they outnumber the live ones: every rate
+    /// change leaves one behind, and under a periodic profile a long activity changes rate
+    /// without end, so without this the queue (and memory) would grow with simulated time.
+    /// Each live activity has at most one live event, so the check is a comparison of counts;
+    /// the rebuild keeps the order of what stays, so results do not move.
+    fn compact_queue_if_mostly_stale(&mut self) {
+        const SLACK: usize = 4096;
+        if self.queue.len() > 2 * self.active_activities() + SLACK {
+            let activities = &self.activities;
+            let before = self.queue.len();
+            self.queue.retain(|event| match *event {
+                Event::Completion { slot, generation } | Event::LatencyElapsed { slot, generation } => {
+                    activities[slot as usize].generation == generation
+                }
+                Event::ProfileStep { .. } => true,
+            });
+            self.stale_events += (before - self.queue.len()) as u64;
         }
     }
 
@@ -541,14 +643,13 @@ impl Engine {
 
     fn start_data_phase(&mut self, slot: Slot) {
         let route = self.activities[slot as usize].route;
-        let latency = self.comm_latency[slot as usize];
-        let cached = self.refresh_route(route);
-        let (penalty, bound) = if cached.latency == latency {
-            (cached.penalty, cached.bound)
-        } else {
-            // A latency profile changed the route while this comm was in its latency phase.
-            self.route_penalty_and_bound(route, latency)
-        };
+        // The figures of the comm's start, moved by any latency change since (SimGrid computes
+        // them in `communicate` and enables the variable when the latency has elapsed).
+        let figures = self.comm_figures[slot as usize];
+        let (penalty, bound) = (
+            figures.penalty,
+            self.params.bound(figures.latency, figures.min_bandwidth),
+        );
         let var = self
             .lmm
             .add_variable_with(penalty, bound, &self.routes[route as usize].uses);
@@ -556,9 +657,9 @@ impl Engine {
         self.begin_running(slot);
     }
 
-    /// Penalty and bound of a comm on `route` whose latency phase used `latency`, from the links'
-    /// current bandwidths.
-    fn route_penalty_and_bound(&self, route: u32, latency: f64) -> (f64, f64) {
+    /// Penalty and narrowest bandwidth of a comm on `route` with raw latency `latency`, from the
+    /// links' current bandwidths.
+    fn route_penalty_and_bandwidth(&self, route: u32, latency: f64) -> (f64, f64) {
         let route = &self.routes[route as usize];
         let (penalty, min_bw) = if route.loopback {
             (
@@ -567,14 +668,11 @@ impl Engine {
                 self.params.loopback_bandwidth,
             )
         } else {
-            let bws = route
-                .links
-                .iter()
-                .map(|l| self.platform.link(*l).bandwidth * self.links[l.0 as usize].bw_factor);
+            let bws = route.links.iter().map(|l| self.links[l.0 as usize].bandwidth);
             let min_bw = bws.clone().fold(f64::INFINITY, f64::min);
             (self.params.penalty(latency, bws), min_bw)
         };
-        (penalty, self.params.bound(latency, min_bw))
+        (penalty, min_bw)
     }
 
     /// The route's figures, recomputed if a link changed since they were cached.
@@ -586,11 +684,11 @@ impl Engine {
             } else {
                 cached.links.iter().map(|l| self.links[l.0 as usize].latency).sum()
             };
-            let (penalty, bound) = self.route_penalty_and_bound(route, latency);
+            let (penalty, min_bandwidth) = self.route_penalty_and_bandwidth(route, latency);
             let cached = &mut self.routes[route as usize];
             cached.latency = latency;
             cached.penalty = penalty;
-            cached.bound = bound;
+            cached.min_bandwidth = min_bandwidth;
             cached.epoch = self.link_epoch;
         }
         &self.routes[route as usize]
@@ -679,7 +777,7 @@ impl Engine {
             epoch: u64::MAX,
             latency: 0.0,
             penalty: 0.0,
-            bound: 0.0,
+            min_bandwidth: 0.0,
         });
         self.route_index.insert((src, dst), index);
         Ok(index)

@@ -4,7 +4,7 @@ use std::collections::VecDeque;
 
 use super::activity::{Activity, ActivityKind, FailureCause, Phase, RELEASED};
 use super::event::{Event, ProfileTarget, Slot};
-use super::Engine;
+use super::{Engine, PendingProfileStep};
 use crate::platform::{Disk, DiskId, DiskModel, Host, HostId, Link, LinkId, SharingPolicy};
 use crate::profile::Profile;
 use crate::sharing::{ConstraintId, MaxMinSystem, Sharing};
@@ -28,7 +28,9 @@ impl HostState {
 
 pub(crate) struct LinkState {
     pub cons: ConstraintId,
-    pub bw_factor: f64,
+    /// Current bandwidth, bytes/s (a `bandwidth_file` sets it: SimGrid reads its values as
+    /// bytes/s, not as factors).
+    pub bandwidth: f64,
     pub latency: f64,
     pub on: bool,
 }
@@ -42,7 +44,7 @@ impl LinkState {
         let cons = lmm.add_constraint(link.bandwidth, sharing);
         LinkState {
             cons,
-            bw_factor: 1.0,
+            bandwidth: link.bandwidth,
             latency: link.latency,
             on: true,
         }
@@ -88,8 +90,13 @@ impl Engine {
 
     fn schedule_profile_step(&mut self, profile: Option<&Profile>, target: ProfileTarget, index: u64) {
         if let Some((date, _)) = profile.and_then(|p| p.nth_event(index)) {
-            self.queue
-                .push(crate::SimTime::from_secs(date), Event::ProfileStep { target, index });
+            self.profile_seq += 1;
+            self.profiles.push(PendingProfileStep {
+                time: crate::SimTime::from_secs(date),
+                seq: self.profile_seq,
+                target,
+                index,
+            });
         }
     }
 
@@ -128,15 +135,19 @@ impl Engine {
                 }
             }
             ProfileTarget::LinkBandwidth(l) => {
+                // SimGrid 3.32 (`NetworkCm02Link::set_bandwidth`) changes the link's capacity
+                // only: the penalty correction it computes is zero (it reads the new bandwidth
+                // twice), so comms already started keep their penalty and bound.
                 let state = &mut self.links[l.0 as usize];
-                state.bw_factor = value;
+                state.bandwidth = value;
                 let cons = state.cons;
-                self.lmm.set_capacity(cons, platform.link(l).bandwidth * value);
+                self.lmm.set_capacity(cons, value);
                 self.link_epoch += 1;
             }
             ProfileTarget::LinkLatency(l) => {
-                self.links[l.0 as usize].latency = value;
+                let old = std::mem::replace(&mut self.links[l.0 as usize].latency, value);
                 self.link_epoch += 1;
+                self.shift_comm_latencies(l, value - old);
             }
             ProfileTarget::LinkState(l) => {
                 let on = value != 0.0;
@@ -161,6 +172,33 @@ impl Engine {
             }
         }
         self.schedule_profile_step(platform_profile(&platform, target), target, index + 1);
+    }
+
+    /// A link's latency moved by `delta`: as SimGrid 3.32's `NetworkCm02Link::set_latency` does,
+    /// every comm with a use of the link (its route or, through cross traffic, its reverse),
+    /// running or still in its latency phase, has its latency and penalty moved by `delta` and
+    /// its TCP bound recomputed. The latency phase itself keeps the length it started with.
+    fn shift_comm_latencies(&mut self, link: LinkId, delta: f64) {
+        let cons = self.links[link.0 as usize].cons;
+        for slot in 0..self.activities.len() {
+            let act = &self.activities[slot];
+            if act.serial == RELEASED
+                || !matches!(act.kind, ActivityKind::Comm { .. })
+                || !matches!(act.phase, Phase::Latency | Phase::Running)
+                || !self.routes[act.route as usize].uses.iter().any(|&(c, _)| c == cons)
+            {
+                continue;
+            }
+            let figures = &mut self.comm_figures[slot];
+            figures.latency += delta;
+            figures.penalty += delta;
+            let bound = self.params.bound(figures.latency, figures.min_bandwidth);
+            let penalty = figures.penalty;
+            if let (Phase::Running, Some(var)) = (act.phase, act.variable()) {
+                self.lmm.set_penalty(var, penalty);
+                self.lmm.set_bound(var, bound);
+            }
+        }
     }
 
     /// Fails every live activity whose kind matches, in slot order (deterministic).

@@ -357,11 +357,12 @@ fn link_turned_off_fails_comms_in_either_phase() {
 #[test]
 fn comms_started_after_a_link_change_use_the_new_latency_and_bandwidth() {
     // Route figures are cached per route; a latency or bandwidth profile event must refresh
-    // them. Link: 10 MB/s, 10 ms; at t = 2 latency 20 ms, at t = 3 bandwidth x0.5. A comm
-    // started at t = 4 takes 13.01 L + S / (0.97 min(B' / 1.05, 4194304 / (2 L))).
+    // them. Link: 10 MB/s, 10 ms; at t = 2 latency 20 ms, at t = 3 bandwidth 5 MB/s (a
+    // bandwidth profile gives bytes/s, as SimGrid reads it). A comm started at t = 4 takes
+    // 13.01 L + S / (0.97 min(B' / 1.05, 4194304 / (2 L))).
     let (mut p, a, b) = chain(&[(1e7, 0.010)]);
     p.links[0].latency_profile = Some(Profile::new(vec![(2.0, 0.020)], None).unwrap());
-    p.links[0].bandwidth_profile = Some(Profile::new(vec![(3.0, 0.5)], None).unwrap());
+    p.links[0].bandwidth_profile = Some(Profile::new(vec![(3.0, 5e6)], None).unwrap());
     let mut e = Engine::new(Arc::new(p)).unwrap();
     // One comm before the changes fills the cache with the old figures.
     e.start_comm(a, b, 1e3, 1).unwrap();
@@ -417,4 +418,64 @@ fn work_counters_follow_a_hand_trace_of_two_shared_execs() {
     assert_eq!(solver.lone_components, 2);
     assert_eq!(solver.elements_scanned, 4);
     assert_eq!(solver.rounds, 1);
+}
+
+#[test]
+fn a_latency_change_moves_the_tcp_bound_of_a_running_flow() {
+    // SimGrid 3.32's `set_latency`: a running flow's latency, and with it its TCP bound
+    // 4194304 / (2 L), follow the link's latency. One flow alone on a 1 GB/s link whose latency
+    // goes from 10 ms to 20 ms at t = 2: rate 0.97 · 4194304 / 0.02 until 2, then half that.
+    let (mut p, a, b) = chain(&[(1e9, 0.010)]);
+    p.links[0].latency_profile = Some(Profile::new(vec![(2.0, 0.020)], None).unwrap());
+    let mut e = Engine::new(Arc::new(p)).unwrap();
+    let s = 1e9;
+    e.start_comm(a, b, s, 1).unwrap();
+    let mut done = None;
+    while let Some(note) = e.next_notification() {
+        if let Notification::Completed { tag: 1, .. } = note {
+            done = Some(e.now().secs());
+        }
+    }
+    let (r1, r2) = (0.97 * 4194304.0 / 0.02, 0.97 * 4194304.0 / 0.04);
+    let start = 13.01 * 0.010;
+    let expected = 2.0 + (s - r1 * (2.0 - start)) / r2;
+    let got = done.expect("the comm completes");
+    assert!(rel_close(got, expected, 1e-12), "{got} vs {expected}");
+}
+
+#[test]
+fn a_profile_event_goes_before_an_activity_started_at_its_date() {
+    // The host is off from 0 and back on at 1; an exec started at exactly 1 (on the wake-up of
+    // a sleep) runs, as in SimGrid, where resources change before actors run at a date.
+    let mut p = Platform::new();
+    let h = p.add_host(Host::new("h", 1e9)).unwrap();
+    p.hosts[0].state_profile = Some(Profile::new(vec![(0.0, 0.0), (1.0, 1.0)], None).unwrap());
+    let mut e = Engine::new(Arc::new(p)).unwrap();
+    e.sleep(1.0, 1);
+    let mut outcome = None;
+    while let Some(note) = e.next_notification() {
+        match note {
+            Notification::Completed { tag: 1, .. } => {
+                e.start_exec(h, 4e7, 2);
+            }
+            Notification::Completed { tag: 2, .. } => outcome = Some((e.now().secs(), false)),
+            Notification::Failed { tag: 2, .. } => outcome = Some((e.now().secs(), true)),
+            _ => {}
+        }
+    }
+    assert_eq!(outcome, Some((1.04, false)));
+}
+
+#[test]
+fn superseded_events_do_not_pile_up_under_a_periodic_profile() {
+    // One long exec on a host whose speed alternates every 5 s: every change leaves a
+    // superseded completion behind. 40,000 changes later the queue holds a bounded number.
+    let mut p = Platform::new();
+    let h = p.add_host(Host::new("h", 1e9)).unwrap();
+    p.hosts[0].speed_profile = Some(Profile::new(vec![(0.0, 1.0), (5.0, 0.5)], Some(10.0)).unwrap());
+    let mut e = Engine::new(Arc::new(p)).unwrap();
+    e.start_exec(h, 1e15, 1);
+    assert!(e.next_notification_until(SimTime::from_secs(2e5)).is_none());
+    assert!(e.stats().stale_events > 30_000, "{:?}", e.stats());
+    assert!(e.pending_events() < 5_000, "{} events pending", e.pending_events());
 }

@@ -95,7 +95,8 @@ pub struct Link {
     pub latency: f64,
     /// Sharing semantics.
     pub policy: SharingPolicy,
-    /// Multiplies `bandwidth` over time (SimGrid `bandwidth_file`).
+    /// Sets the bandwidth over time, bytes/s (SimGrid `bandwidth_file`, whose values SimGrid
+    /// reads as bytes/s, not as factors of `bandwidth`).
     pub bandwidth_profile: Option<Profile>,
     /// Replaces `latency` over time (SimGrid `latency_file`), seconds.
     pub latency_profile: Option<Profile>,
