@@ -96,6 +96,7 @@ pub fn run(command: BenchCommand) -> Result<()> {
             let platform =
                 platforms::load_platform(&platform).with_context(|| format!("loading {}", platform.display()))?;
             network_scenario(Arc::new(platform), flows, messages)?;
+            long_profile_scenario(10, 2.7e7);
             Ok(())
         }
         BenchCommand::Trace { file, scale, repeat } => trace_reading(&file, scale, repeat.max(1)),
@@ -218,6 +219,50 @@ fn network_scenario(platform: Arc<Platform>, flows: usize, messages: u64) -> Res
         done as f64 / secs
     );
     Ok(())
+}
+
+/// `execs` endless execs on one host whose speed alternates every 5 s (`PERIODICITY 10`), run
+/// for `horizon` simulated seconds: every profile step changes every exec's rate. Prints the
+/// events, the superseded events dropped, the largest queue seen and the process's peak RSS
+/// (issue 16 item 5: before superseded events were dropped in bulk, ten execs over 2.7e7 s
+/// took 604 MB).
+fn long_profile_scenario(execs: usize, horizon: f64) {
+    use sim_core::platform::Host;
+    use sim_core::profile::Profile;
+    use sim_core::SimTime;
+    let mut platform = Platform::new();
+    let mut host = Host::new("h", 1e9);
+    host.speed_profile = Profile::new(vec![(0.0, 1.0), (5.0, 0.5)], Some(10.0)).ok();
+    let Some(h) = platform.add_host(host) else {
+        return;
+    };
+    let mut engine = Engine::with_params(Arc::new(platform), sim_core::NetworkParams::default());
+    for i in 0..execs {
+        engine.start_exec(h, 1e30, i as u64);
+    }
+    let start = Instant::now();
+    let mut largest = 0;
+    let mut t = 0.0;
+    while t < horizon {
+        t = (t + 1e5).min(horizon);
+        engine.next_notification_until(SimTime::from_secs(t));
+        largest = largest.max(engine.pending_events());
+    }
+    let secs = start.elapsed().as_secs_f64();
+    let stats = engine.stats();
+    println!(
+        "long profile: {execs} execs, PERIODICITY 10 over {horizon:e} s: {} events, {} superseded dropped, largest queue {largest} events, {secs:.2} s, peak RSS {}",
+        stats.events,
+        stats.stale_events,
+        peak_rss().map_or("unknown".to_string(), |kb| format!("{:.1} MB", kb as f64 / 1e3))
+    );
+}
+
+/// The process's peak resident set size, kB (Linux `/proc/self/status` `VmHWM`).
+fn peak_rss() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
 }
 
 /// `gridsim bench trace`: see [`BenchCommand::Trace`].
