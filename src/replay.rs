@@ -180,7 +180,13 @@ pub fn run(scenario: &Scenario, platform: Platform) -> Result<ReplayOutput> {
     let engine = Engine::new(Arc::new(platform)).map_err(|e| anyhow!("{e}"))?;
     let mut sim = Simulation::new(engine, Replay { plan, results });
     sim.run_until(SimTime::INFINITY);
-    Ok(ReplayOutput {
-        results: sim.app.results,
-    })
+    // The run ends when nothing can happen any more: an activity still unfinished then can
+    // never progress (e.g. an exec on a host whose speed dropped to 0 for good). Reported as
+    // the SimGrid oracle reports an activity blocked for ever: no date, failed.
+    let mut results = sim.app.results;
+    for r in results.iter_mut().filter(|r| r.finish.is_none() && !r.failed) {
+        r.failed = true;
+        r.error = Some("never completes: its resources can no longer let it progress".into());
+    }
+    Ok(ReplayOutput { results })
 }

@@ -1,4 +1,5 @@
-//! Regressions for defects of issue 17 fixed so far: a closed pipe ends the process quietly, an
+//! Regressions for defects of issue 17 fixed so far: a closed pipe ends the process quietly, a
+//! run that can never progress ends and says so, an
 //! infinite metric fails its run by name, `--jobs` above the core count is
 //! warned about, replay refuses negative amounts and names its file, and type errors in
 //! experiment files name the field in plain words.
@@ -172,5 +173,45 @@ fn type_errors_name_the_field_in_plain_words() {
     assert!(
         stderr.contains("e.toml:9:12: workload.window_s: invalid type: string \"a\", expected a list"),
         "{stderr}"
+    );
+}
+
+#[test]
+fn a_run_that_can_never_progress_ends_and_says_so() {
+    // Issue 17 item 2: a host whose speed drops to 0 for good, with a periodic profile
+    // elsewhere, used to spin `gridsim replay` at 100% CPU for ever.
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("stuck.txt"), "0 1\n1 0\n").unwrap();
+    std::fs::write(dir.path().join("per.txt"), "PERIODICITY 10\n0 1\n5 0.5\n").unwrap();
+    std::fs::write(
+        dir.path().join("p.xml"),
+        r#"<?xml version='1.0'?>
+<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
+<platform version="4.1">
+  <zone id="z" routing="Full">
+    <host id="a" speed="1Gf" speed_file="stuck.txt"/>
+    <host id="b" speed="1Gf" speed_file="per.txt"/>
+  </zone>
+</platform>"#,
+    )
+    .unwrap();
+    let scenario = dir.path().join("s.json");
+    std::fs::write(
+        &scenario,
+        r#"{"platform": "p.xml", "activities": [
+            {"kind": "exec", "host": "a", "flops": 1e10, "start": 0},
+            {"kind": "exec", "host": "b", "flops": 1e9, "start": 0}]}"#,
+    )
+    .unwrap();
+    let out = gridsim().arg("replay").arg(&scenario).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains(r#""finish":null,"failed":true,"error":"never completes"#),
+        "{text}"
+    );
+    assert!(
+        text.contains(r#""index":1,"kind":"exec","start":0.0,"finish":1.0,"failed":false"#),
+        "{text}"
     );
 }

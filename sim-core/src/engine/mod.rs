@@ -38,7 +38,7 @@ pub use stats::EngineStats;
 
 use activity::{Activity, Phase, NO_VARIABLE, RELEASED};
 use event::Slot;
-use resources::{DiskState, HostState, LinkState};
+use resources::{platform_profile as platform_profile_of, DiskState, HostState, LinkState};
 
 use crate::network::{ConfigError, NetworkParams};
 use crate::platform::{DiskId, HostId, LinkId, Platform, RouteError};
@@ -128,6 +128,9 @@ pub struct Engine {
     /// in SimGrid, where resources change before any actor runs at that date.
     profiles: std::collections::BinaryHeap<PendingProfileStep>,
     profile_seq: u64,
+    /// Since when only periodic profile events have been left to happen (no activity event
+    /// pending, no one-off profile event to come); see [`Engine::only_cycles_left`].
+    quiet_since: Option<SimTime>,
     free_slots: Vec<Slot>,
     next_serial: u32,
     /// Activity slot owning each max-min variable.
@@ -175,6 +178,7 @@ impl Engine {
             comm_figures: Vec::new(),
             profiles: std::collections::BinaryHeap::new(),
             profile_seq: 0,
+            quiet_since: None,
             free_slots: Vec::new(),
             next_serial: 0,
             var_owner: Vec::new(),
@@ -452,6 +456,9 @@ impl Engine {
             }
             // A profile event goes before any activity event of the same date.
             if let Some(t) = next_profile.filter(|&t| t <= horizon && self.queue.peek_time().map_or(true, |q| t <= q)) {
+                if self.only_cycles_left(t) {
+                    return Step::Idle;
+                }
                 let Some(step) = self.profiles.pop() else {
                     return Step::Idle;
                 };
@@ -481,6 +488,7 @@ impl Engine {
                 self.now = time;
             }
             self.steps += 1;
+            self.quiet_since = None;
             if let Some(trace) = &mut self.trace {
                 trace.push(TraceRecord { time: self.now, event });
             }
@@ -519,6 +527,32 @@ impl Engine {
             }
             Event::ProfileStep { .. } => false,
         }
+    }
+
+    /// Whether the run can end before the profile event at `next`: no activity event is pending,
+    /// every profile still running repeats, and a whole period of the longest of them has
+    /// passed since that became so. The resources then only replay states they have had, none
+    /// of which let a live activity progress (it would have an event), so nothing will ever
+    /// happen again: activities left (e.g. an exec on a host whose speed dropped to 0 for good)
+    /// never end, and the run stops instead of cycling for ever.
+    fn only_cycles_left(&mut self, next: SimTime) -> bool {
+        if !self.queue.is_empty() {
+            self.quiet_since = None;
+            return false;
+        }
+        let platform = &self.platform;
+        let mut longest: f64 = 0.0;
+        for step in self.profiles.iter() {
+            match platform_profile_of(platform, step.target).and_then(|p| p.period()) {
+                Some(period) => longest = longest.max(period),
+                None => {
+                    self.quiet_since = None;
+                    return false;
+                }
+            }
+        }
+        let since = *self.quiet_since.get_or_insert(self.now);
+        next.secs() - since.secs() > longest
     }
 
     /// Drops the superseded events from the queue once they outnumber the live ones: every rate

@@ -261,7 +261,8 @@ impl Engine {
     }
 }
 
-fn platform_profile(platform: &crate::platform::Platform, target: ProfileTarget) -> Option<&Profile> {
+/// The profile behind a profile target.
+pub(super) fn platform_profile(platform: &crate::platform::Platform, target: ProfileTarget) -> Option<&Profile> {
     match target {
         ProfileTarget::HostSpeed(h) => platform.host(h).speed_profile.as_ref(),
         ProfileTarget::HostState(h) => platform.host(h).state_profile.as_ref(),

@@ -479,3 +479,33 @@ fn superseded_events_do_not_pile_up_under_a_periodic_profile() {
     assert!(e.stats().stale_events > 30_000, "{:?}", e.stats());
     assert!(e.pending_events() < 5_000, "{} events pending", e.pending_events());
 }
+
+#[test]
+fn a_run_whose_activities_can_never_progress_ends() {
+    // Issue 17: a host whose speed drops to 0 for good, and a periodic profile elsewhere, used
+    // to spin the event loop for ever. The run ends once only cycles of periodic profiles are
+    // left; the exec is still there, unfinished.
+    let mut p = Platform::new();
+    let h = p.add_host(Host::new("stuck", 1e9)).unwrap();
+    p.add_host(Host::new("other", 1e9)).unwrap();
+    p.hosts[0].speed_profile = Some(Profile::new(vec![(1.0, 0.0)], None).unwrap());
+    p.hosts[1].speed_profile = Some(Profile::new(vec![(0.0, 1.0), (5.0, 0.5)], Some(10.0)).unwrap());
+    let mut e = Engine::new(Arc::new(p)).unwrap();
+    let exec = e.start_exec(h, 1e10, 1);
+    assert!(e.next_notification().is_none());
+    assert!(e.now().secs() < 100.0, "ended at {}", e.now().secs());
+    assert_eq!(e.active_activities(), 1);
+    assert_eq!(e.remaining(exec), Some(9e9));
+    // A periodic profile that brings the speed back keeps the run going to the end.
+    let mut p = Platform::new();
+    let h = p.add_host(Host::new("flaky", 1e9)).unwrap();
+    p.hosts[0].speed_profile = Some(Profile::new(vec![(0.0, 1.0), (1.0, 0.0)], Some(100.0)).unwrap());
+    let mut e = Engine::new(Arc::new(p)).unwrap();
+    e.start_exec(h, 1e10, 1);
+    assert!(matches!(
+        e.next_notification(),
+        Some(Notification::Completed { tag: 1, .. })
+    ));
+    // 1 s of work per 100 s period: the 10th second of work ends at 9 * 100 + 1.
+    assert!(rel_close(e.now().secs(), 901.0, 1e-12), "{}", e.now().secs());
+}
