@@ -135,19 +135,23 @@ impl Engine {
                 }
             }
             ProfileTarget::LinkBandwidth(l) => {
-                // SimGrid 3.32 (`NetworkCm02Link::set_bandwidth`) changes the link's capacity
-                // only: the penalty correction it computes is zero (it reads the new bandwidth
-                // twice), so comms already started keep their penalty and bound.
+                // SimGrid 3.32 (`NetworkCm02Link::set_bandwidth`): the link's capacity, and the
+                // penalty of every comm using it by weight_S / B_new − weight_S / B_old; a comm's
+                // bandwidth bound stays what its route had at its start.
                 let state = &mut self.links[l.0 as usize];
-                state.bandwidth = value;
+                let old = std::mem::replace(&mut state.bandwidth, value);
                 let cons = state.cons;
                 self.lmm.set_capacity(cons, value);
                 self.link_epoch += 1;
+                if self.params.weight_s > 0.0 {
+                    let delta = self.params.weight_s / value - self.params.weight_s / old;
+                    self.shift_comm_figures(l, 0.0, delta);
+                }
             }
             ProfileTarget::LinkLatency(l) => {
                 let old = std::mem::replace(&mut self.links[l.0 as usize].latency, value);
                 self.link_epoch += 1;
-                self.shift_comm_latencies(l, value - old);
+                self.shift_comm_figures(l, value - old, value - old);
             }
             ProfileTarget::LinkState(l) => {
                 let on = value != 0.0;
@@ -174,11 +178,12 @@ impl Engine {
         self.schedule_profile_step(platform_profile(&platform, target), target, index + 1);
     }
 
-    /// A link's latency moved by `delta`: as SimGrid 3.32's `NetworkCm02Link::set_latency` does,
-    /// every comm with a use of the link (its route or, through cross traffic, its reverse),
-    /// running or still in its latency phase, has its latency and penalty moved by `delta` and
-    /// its TCP bound recomputed. The latency phase itself keeps the length it started with.
-    fn shift_comm_latencies(&mut self, link: LinkId, delta: f64) {
+    /// A link's latency or bandwidth changed: as SimGrid 3.32's `NetworkCm02Link::set_latency`
+    /// and `set_bandwidth` do, every comm with a use of the link (its route or, through cross
+    /// traffic, its reverse), running or still in its latency phase, has its latency moved by
+    /// `latency_delta` and its penalty by `penalty_delta`, and its TCP bound recomputed. The
+    /// latency phase itself keeps the length it started with.
+    fn shift_comm_figures(&mut self, link: LinkId, latency_delta: f64, penalty_delta: f64) {
         let cons = self.links[link.0 as usize].cons;
         for slot in 0..self.activities.len() {
             let act = &self.activities[slot];
@@ -190,8 +195,8 @@ impl Engine {
                 continue;
             }
             let figures = &mut self.comm_figures[slot];
-            figures.latency += delta;
-            figures.penalty += delta;
+            figures.latency += latency_delta;
+            figures.penalty += penalty_delta;
             let bound = self.params.bound(figures.latency, figures.min_bandwidth);
             let penalty = figures.penalty;
             if let (Phase::Running, Some(var)) = (act.phase, act.variable()) {
