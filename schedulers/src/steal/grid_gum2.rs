@@ -217,6 +217,28 @@ mod tests {
     }
 
     #[test]
+    fn a_low_watermark_makes_a_busy_pe_fish_and_scales_with_speed() {
+        let clusters = [0; 3];
+        let mut busy = view(0, 1.0, 1, &clusters);
+        busy.idle = false;
+        busy.speed = 2e9;
+        let mut rng = ChaCha8Rng::seed_from_u64(1);
+        // Off (the paper's setting): a busy PE never fishes.
+        let mut off = GridGum2::new(3, GridGum2Options::default());
+        assert!(off.fish(&busy, &mut rng).is_empty());
+        // Watermark 1 on the slowest PE (1 GHz): this 2 GHz PE keeps 2, so 1 spark is low.
+        let options = GridGum2Options {
+            low_watermark: 1.0,
+            ..GridGum2Options::default()
+        };
+        let mut on = GridGum2::new(3, options);
+        on.on_hello(&busy, 1, 1e9);
+        assert_eq!(on.fish(&busy, &mut rng).len(), 1);
+        busy.sparks = 2;
+        assert!(on.fish(&busy, &mut rng).is_empty());
+    }
+
+    #[test]
     fn older_entries_never_overwrite_newer_ones() {
         let clusters = [0; 3];
         let mut t = GridGum2::new(3, GridGum2Options::default());
