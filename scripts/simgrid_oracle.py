@@ -57,7 +57,15 @@ on a mailbox private to that activity, so it is exactly one src->dst transfer of
 bytes starting at "start"; an exec is a blocking execute(flops) by an actor on "host"
 (one core).  If an actor is killed (its host turned off) or gets a failure exception, the
 activity is reported as failed at that date; if its host is off at "start", it fails at
-"start".
+"start".  If SimGrid detects a deadlock (an activity that can never complete: see ORACLE.md,
+known SimGrid defects), it kills every actor; the activities still running are then reported
+with "finish": null, "failed": true and an "error" that says so.
+
+Every route query (the no-route check, --explain, --model, --route) is made by the launcher
+actor at time 0, before it creates any other actor and without advancing simulated time:
+SimGrid 3.32 seals the platform only when the simulation starts, and route queries made
+before that crash on many of its own example platforms (Floyd and Cluster zones, Full zones
+without routes).  Link bandwidths and latencies are those seen then.
 
 Must be run with the Debian interpreter (/usr/bin/python3) that can import simgrid.
 SimGrid's logging is set to critical only and goes to stderr; stdout holds only the JSON.
@@ -493,11 +501,24 @@ def run_scenario(scen_path, extra_cfg, explain=False, skip_unroutable=False, mod
             results[i] = (engine.clock, failed)
             errors[i] = err
 
+    # The launcher ends as a daemon blocked forever: it is killed after every other actor at a
+    # normal end, but first when SimGrid detects a deadlock (some activity can never complete)
+    # and kills every actor; the actors killed after it are then not failures of their host.
+    deadlock = []
+
+    def on_killed(i):
+        if deadlock:
+            if results[i] is None:
+                results[i] = (None, True)
+                errors[i] = ("never completed: SimGrid detected a deadlock at %r and killed the actors"
+                             % deadlock[0])
+        else:
+            record(i, True, "actor killed (host turned off)")
+
     def guarded(i, body):
         """Actor body wrapper: failure exceptions and kills mark activity i as failed."""
         def actor():
-            sg.this_actor.on_exit(lambda killed: record(i, True, "actor killed (host turned off)")
-                                  if killed else None)
+            sg.this_actor.on_exit(lambda killed: on_killed(i) if killed else None)
             try:
                 body()
             except (sg.HostFailureException, sg.NetworkFailureException,
@@ -525,9 +546,17 @@ def run_scenario(scen_path, extra_cfg, explain=False, skip_unroutable=False, mod
     # Validate everything first, then let a launcher actor create each activity's actor(s)
     # at its start date (so an actor never sits on a host that may be turned off before the
     # activity starts).  The launcher lives on an extra host that takes part in nothing else.
+    # Routes are asked for by the launcher itself, at time 0 before it creates any other
+    # actor: SimGrid 3.32 seals the platform when the simulation starts, and before that
+    # route_to() fails on many platforms ("No route" on Floyd zones, unordered_map::at on
+    # Cluster zones, segfaults on Full zones without routes).  A fatal problem found there
+    # is stored in "fatal" and reported once engine.run() returns (the launcher then creates
+    # no actor, so the simulation ends at once).
     plan = []
+    comms = []     # (start, index, src, dst, bytes): routed and planned by the launcher
     unroutable = set()
     routes = {}
+    fatal = []     # (message, exit status) from the launcher
     params = model_params(config, extra_cfg)
     policies = link_policies(plat)
     for i, act in enumerate(acts):
@@ -545,29 +574,45 @@ def run_scenario(scen_path, extra_cfg, explain=False, skip_unroutable=False, mod
             size = as_number(act, i, "bytes")
             if size != int(size):
                 die("activity %d: \"bytes\" must be an integer, got %r" % (i, act["bytes"]))
+            comms.append((start, i, src, dst, int(size)))
+        else:
+            die("activity %d: unknown kind %r (expected \"comm\" or \"exec\")" % (i, kind))
+
+    def plan_comms():
+        """Route every comm (in the launcher, at time 0) and add its actors to the plan.
+        Returns False after storing a fatal error in "fatal"."""
+        for start, i, src, dst, size in comms:
             if src != dst:
                 links, lat = hosts[src].route_to(hosts[dst])
                 if not links and lat <= 0:
                     if not skip_unroutable:
-                        die("activity %d: no route from %s to %s; SimGrid 3.32 would abort the whole "
-                            "simulation when this comm starts (\"no connecting path between these two "
-                            "hosts\"); use --skip-unroutable to report it as failed instead" % (i, src, dst))
+                        fatal.append(("activity %d: no route from %s to %s; SimGrid 3.32 would abort the "
+                                      "whole simulation when this comm starts (\"no connecting path between "
+                                      "these two hosts\"); use --skip-unroutable to report it as failed "
+                                      "instead" % (i, src, dst), 2))
+                        return False
                     unroutable.add(i)
                     continue
             routes[i] = comm_route(hosts, src, dst, params, policies)
             mbox = sg.Mailbox.by_name("oracle-comm-%d" % i)
-            plan.append((start, i, [("recv-%d" % i, dst, make_receiver(i, mbox)),
-                                    ("send-%d" % i, src, make_sender(i, mbox, int(size)))]))
-        else:
-            die("activity %d: unknown kind %r (expected \"comm\" or \"exec\")" % (i, kind))
-    plan.sort(key=lambda p: (p[0], p[1]))
-    if model:
-        if not params["supported"]:
-            die("--model only knows the LV08 network model")
-        mvar, mcons = model_variables(acts, hosts, routes, params)
-        model_finish = fluid_model(mvar, mcons, hosts, host_profiles(plat))
+            plan.append((start, i,
+                         [("recv-%d" % i, dst, make_receiver(i, mbox)),
+                          ("send-%d" % i, src, make_sender(i, mbox, size))]))
+        plan.sort(key=lambda p: (p[0], p[1]))
+        if model and not params["supported"]:
+            fatal.append(("--model only knows the LV08 network model", 2))
+            return False
+        return True
 
     def launcher():
+        try:
+            ready = plan_comms()     # at time 0: no simcall, simulated time does not advance
+        except Exception as exc:
+            fatal.append(("SimGrid failed while computing routes: %s: %s" % (type(exc).__name__, exc), 3))
+            return
+        if not ready:
+            return
+        sg.this_actor.on_exit(lambda killed: deadlock.append(engine.clock) if killed else None)
         for start, i, actors in plan:
             if start > engine.clock:
                 sg.this_actor.sleep_until(start)
@@ -582,18 +627,20 @@ def run_scenario(scen_path, extra_cfg, explain=False, skip_unroutable=False, mod
                     for other in created:
                         other.kill()
                     break
+        sg.Actor.self().daemonize()
+        never.acquire()
 
-    try:
-        lhost = engine.netzone_root.create_host("__oracle_launcher__", 1.0)
-        lhost.seal()
-    except Exception as exc:
-        die("cannot create the launcher host: %s" % exc, 3)
-    sg.Actor.create("launcher", lhost, launcher)
-
+    never = sg.Semaphore(0)
+    start_launcher(sg, engine, launcher)
     try:
         engine.run()
     except Exception as exc:
         die("SimGrid run failed: %s: %s" % (type(exc).__name__, exc), 3)
+    if fatal:
+        die(*fatal[0])
+    if model:
+        mvar, mcons = model_variables(acts, hosts, routes, params)
+        model_finish = fluid_model(mvar, mcons, hosts, host_profiles(plat))
 
     out = []
     for i, act in enumerate(acts):
@@ -629,19 +676,49 @@ def run_scenario(scen_path, extra_cfg, explain=False, skip_unroutable=False, mod
     return result
 
 
+def start_launcher(sg, engine, body):
+    """Create the extra host __oracle_launcher__ in the root zone and an actor running body()
+    on it (the only actor that exists when the simulation starts)."""
+    try:
+        lhost = engine.netzone_root.create_host("__oracle_launcher__", 1.0)
+        lhost.seal()
+    except Exception as exc:
+        die("cannot create the launcher host: %s" % exc, 3)
+    sg.Actor.create("launcher", lhost, body)
+
+
 def show_route(plat, src, dst):
-    """Debug helper: print the links of the route src->dst as JSON."""
+    """Debug helper: print the links of the route src->dst as JSON.  The route is asked for
+    by an actor at time 0 (before the simulation starts SimGrid may not answer)."""
     sg = import_simgrid()
     engine = sg.Engine(["simgrid_oracle", "--log=root.thres:critical"])
-    engine.load_platform(plat)
+    try:
+        engine.load_platform(plat)
+    except Exception as exc:
+        die("SimGrid could not load platform %s: %s" % (plat, exc), 3)
     hosts = {h.name: h for h in engine.all_hosts}
     for h in (src, dst):
         if h not in hosts:
             die("unknown host %r" % h)
-    links, lat = hosts[src].route_to(hosts[dst])
-    return {"src": src, "dst": dst, "latency": lat,
-            "links": [{"name": l.name, "bandwidth": l.bandwidth, "latency": l.latency}
-                      for l in links]}
+    answer = []
+
+    def query():
+        try:
+            links, lat = hosts[src].route_to(hosts[dst])
+            answer.append({"src": src, "dst": dst, "latency": lat,
+                           "links": [{"name": l.name, "bandwidth": l.bandwidth, "latency": l.latency}
+                                     for l in links]})
+        except Exception as exc:
+            answer.append("%s: %s" % (type(exc).__name__, exc))
+
+    start_launcher(sg, engine, query)
+    try:
+        engine.run()
+    except Exception as exc:
+        die("SimGrid run failed: %s: %s" % (type(exc).__name__, exc), 3)
+    if not answer or not isinstance(answer[0], dict):
+        die("SimGrid failed while computing the route: %s" % (answer[0] if answer else "no answer"), 3)
+    return answer[0]
 
 
 def write_json(result):

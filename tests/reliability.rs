@@ -215,3 +215,35 @@ fn a_run_that_can_never_progress_ends_and_says_so() {
         "{text}"
     );
 }
+
+#[test]
+fn sizes_that_cannot_fit_are_refused_with_the_parameter_named() {
+    // Issue 17 item 1: these were accepted by validate and then panicked or aborted.
+    let dir = tempfile::tempdir().unwrap();
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let skeletons = std::fs::read_to_string(root.join("experiments/skeletons.toml")).unwrap();
+    let huge_n = skeletons.replace("n = [256, 512, 1024, 2048]", "n = 1000000000000");
+    assert_ne!(huge_n, skeletons);
+    let file = experiment(dir.path(), &huge_n);
+    let out = gridsim().arg("validate").arg(&file).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && stderr.contains("parameter 'n'"), "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+
+    // A timeline window so small the table would need 10^11 rows: the run fails, named.
+    let adaptive = std::fs::read_to_string(root.join("experiments/amoget-adaptive.toml")).unwrap();
+    let tiny = adaptive.replace("timeline_window_s = 250", "timeline_window_s = 1e-9");
+    assert_ne!(tiny, adaptive);
+    let tiny = tiny.replace("../platforms/", &format!("{}/platforms/", root.display()));
+    let file = experiment(dir.path(), &tiny);
+    let out = gridsim()
+        .args(["run", "--quick", "--no-plots", "--out"])
+        .arg(dir.path())
+        .arg(&file)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{stderr}");
+    assert!(stderr.contains("timeline_window_s"), "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+}

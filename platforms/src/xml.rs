@@ -471,7 +471,8 @@ impl<'a, 'input> Ctx<'a, 'input> {
 
     /// `<host id speed [core] [pstate] [speed_file|availability_file] [state_file]
     /// [coordinates]>` with `<prop>` and `<disk>` children. `speed` may list several pstates
-    /// separated by commas; the one selected by `pstate` (default 0) is the host's speed. Props
+    /// separated by commas; the one selected by `pstate` (default 0) is the host's speed and must
+    /// be positive, the others may be 0 (as in SimGrid 3.32's `energy_boot.xml`). Props
     /// `memory` and `io_buffer` (SimGrid sizes, e.g. `4GiB`) also fill `memory_bytes` and
     /// `io_buffer_bytes`. `coordinates` (Vivaldi) is ignored.
     fn host(&mut self, node: Node, zone: ZoneId) -> Res<()> {
@@ -490,16 +491,23 @@ impl<'a, 'input> Ctx<'a, 'input> {
         )?;
         let id = self.req(node, "id")?;
         let speed_list = self.req(node, "speed")?;
+        // As SimGrid 3.32, pstates not in use may have speed 0 (energy_boot.xml models boot and
+        // shutdown as 0 flop/s pstates); only the pstate in use must have a positive speed.
         let mut speeds = Vec::new();
         for part in speed_list.split(',') {
-            let speed = self.quantity(node, "speed", part, Quantity::Speed)?;
-            speeds.push(self.positive(node, "speed", speed)?);
+            speeds.push((part.trim(), self.quantity(node, "speed", part, Quantity::Speed)?));
         }
         let pstate = match node.attribute("pstate") {
             Some(v) => self.integer(node, "pstate", v, 0)? as usize,
             None => 0,
         };
-        let Some(&speed) = speeds.get(pstate) else {
+        if speeds.len() == 1 {
+            self.positive(node, "speed", speeds[0].1)?;
+        }
+        for &(_, speed) in &speeds {
+            self.non_negative(node, "speed", speed)?;
+        }
+        let Some(&(written, speed)) = speeds.get(pstate) else {
             return Err(self.err_at(
                 node,
                 Some("pstate"),
@@ -509,6 +517,20 @@ impl<'a, 'input> Ctx<'a, 'input> {
                 },
             ));
         };
+        // `quantity` already refuses non-finite values.
+        if speed <= 0.0 {
+            return Err(self.err_at(
+                node,
+                Some("speed"),
+                ErrorKind::BadValue {
+                    value: written.to_string(),
+                    reason: format!(
+                        "pstate {pstate} is the one in use (attribute 'pstate'), so its speed must be \
+                         positive, got {speed} (only pstates not in use may have speed 0)"
+                    ),
+                },
+            ));
+        }
         let mut host = Host::new(id, speed);
         if let Some(core) = node.attribute("core") {
             host.cores = self.integer(node, "core", core, 1)?.min(u32::MAX as i64) as u32;
@@ -1124,4 +1146,73 @@ impl<'a, 'input> Ctx<'a, 'input> {
 
 fn node_direction<'n>(node: Node<'n, '_>) -> Option<&'n str> {
     node.attribute("direction")
+}
+
+#[cfg(test)]
+mod pstate_tests {
+    use crate::{parse_simgrid_xml, ErrorKind, NoFiles};
+
+    /// A platform with one host (on line 4) whose attributes are `host_attrs`.
+    fn parse(host_attrs: &str) -> Result<sim_core::platform::Platform, crate::PlatformError> {
+        let text = format!(
+            "<?xml version='1.0'?>\n<platform version=\"4.1\">\n<zone id=\"z\" routing=\"Full\">\n\
+             <host id=\"h\" {host_attrs}/>\n</zone>\n</platform>\n"
+        );
+        parse_simgrid_xml(&text, "p.xml", &mut NoFiles)
+    }
+
+    #[test]
+    fn zero_speed_pstates_not_in_use_are_accepted() {
+        // energy_boot.xml's MyHost1: pstates 3 and 4 (boot, shutdown) have speed 0.
+        let p = parse(r#"speed="100.0Mf,50.0Mf,20.0Mf,                    0f,0f" pstate="0""#).unwrap();
+        assert_eq!(p.hosts[0].speed, 100e6);
+        let p = parse(r#"speed="0f, 50.0Mf,0f" pstate="1""#).unwrap();
+        assert_eq!(p.hosts[0].speed, 50e6);
+    }
+
+    #[test]
+    fn zero_speed_pstate_in_use_is_refused() {
+        let e = parse(r#"speed="100.0Mf,50.0Mf,20.0Mf, 0f,0f" pstate="3""#).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "p.xml:4: host 'h': attribute 'speed': bad value \"0f\": pstate 3 is the one in use \
+             (attribute 'pstate'), so its speed must be positive, got 0 (only pstates not in use \
+             may have speed 0)"
+        );
+        assert!(matches!(e.kind, ErrorKind::BadValue { .. }));
+        // Default pstate 0.
+        let e = parse(r#"speed="0f,1Gf""#).unwrap_err();
+        assert!(e.to_string().contains("pstate 0 is the one in use"), "{e}");
+        // A single speed keeps the plain message.
+        assert_eq!(
+            parse(r#"speed="0f""#).unwrap_err().to_string(),
+            "p.xml:4: host 'h': attribute 'speed': must be positive, got 0"
+        );
+    }
+
+    #[test]
+    fn negative_or_non_finite_pstates_are_refused_even_when_not_in_use() {
+        assert_eq!(
+            parse(r#"speed="1Gf,-5Mf" pstate="0""#).unwrap_err().to_string(),
+            "p.xml:4: host 'h': attribute 'speed': must not be negative, got -5000000"
+        );
+        let e = parse(r#"speed="1Gf,1e999f" pstate="0""#).unwrap_err();
+        assert!(matches!(e.kind, ErrorKind::BadUnit(_)), "{e}");
+        let e = parse(r#"speed="1Gf,0f" pstate="2""#).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "p.xml:4: host 'h': attribute 'pstate': bad value \"2\": the host has 2 pstate(s)"
+        );
+    }
+
+    /// The byte copy of SimGrid 3.32's examples/platforms/energy_boot.xml shipped for the
+    /// agreement suite loads (MyHost1 at pstate 0: 100 Mf).
+    #[test]
+    fn simgrid_energy_boot_example_loads() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../tests/data/platforms/simgrid-examples/energy_boot.xml");
+        let p = crate::load_platform(&path).unwrap();
+        let speeds: Vec<(&str, f64)> = p.hosts.iter().map(|h| (h.name.as_str(), h.speed)).collect();
+        assert_eq!(speeds, [("MyHost1", 100e6), ("MyHost2", 100e6)]);
+    }
 }

@@ -67,6 +67,13 @@ fn number(spec: &RunSpec, name: &str, default: Option<f64>) -> Result<f64, Strin
     }
 }
 
+/// Largest `n` of the alt family: its task graph holds one operator application per element.
+const MAX_ALT_ELEMENTS: u64 = 10_000_000;
+/// Largest `max_candidates` of the amoget family (each candidate is a CTMC to solve).
+const MAX_CANDIDATES: u64 = 1_000_000;
+/// Most rows of the amoget-adaptive `timeline` table.
+const MAX_TIMELINE_WINDOWS: u64 = 1_000_000;
+
 fn count(spec: &RunSpec, name: &str, default: Option<u64>) -> Result<u64, String> {
     match spec.params.get(name) {
         Some(v) => v
@@ -636,7 +643,13 @@ fn amoget_prepare(spec: &RunSpec) -> Result<(AmogetRun, Candidates), String> {
                         }
                         Ok(p - 1)
                     };
-                    let limit = count(spec, "max_candidates", Some(5000))? as usize;
+                    let limit = count(spec, "max_candidates", Some(5000))?;
+                    if !(1..=MAX_CANDIDATES).contains(&limit) {
+                        return Err(format!(
+                            "parameter 'max_candidates' must be from 1 to {MAX_CANDIDATES}, got {limit}"
+                        ));
+                    }
+                    let limit = limit as usize;
                     Candidates::Enumerate {
                         shape,
                         input: proc("input")?,
@@ -880,7 +893,14 @@ fn run_adaptive(spec: &RunSpec, run: AmogetRun, candidates: Candidates) -> Resul
     let mut tables = BTreeMap::new();
     let end = out.departures.last().copied().unwrap_or(0.0);
     let w = a.timeline_window_s;
-    let windows = (end / w).ceil() as usize;
+    let windows = (end / w).ceil();
+    if windows > MAX_TIMELINE_WINDOWS as f64 {
+        return Err(format!(
+            "parameter 'timeline_window_s' = {w} cuts the run's {end} s into {windows:e} windows; at most {MAX_TIMELINE_WINDOWS}: use at least {}",
+            end / MAX_TIMELINE_WINDOWS as f64
+        ));
+    }
+    let windows = windows as usize;
     let rows = (0..windows)
         .map(|k| {
             let (from, to) = (k as f64 * w, (k + 1) as f64 * w);
@@ -1123,6 +1143,12 @@ fn alt_prepare(spec: &RunSpec) -> Result<(Arc<Platform>, AltScenario), String> {
     let threads = count(spec, "threads", Some(4))?;
     if threads == 0 || n < threads {
         return Err(format!("need n >= threads >= 1 (n = {n}, threads = {threads})"));
+    }
+    // The simulation holds one operator application per element (8 bytes each).
+    if n > MAX_ALT_ELEMENTS {
+        return Err(format!(
+            "parameter 'n' is {n}; at most {MAX_ALT_ELEMENTS} elements are simulated (one operator application each)"
+        ));
     }
     let dc = DcCosts {
         divide: number(spec, "dc_divide", Some(0.1))?,
