@@ -240,17 +240,14 @@ pub fn render(figure: &FigureSpec, data: &BarsData, path: &Path, format: Format)
     let (width, _, _, _) = layout(data.panels.len(), 1);
     let legend_rows = legend_layout(&data.series_names, width).len();
     let (width, height, rows, cols) = layout(data.panels.len(), legend_rows);
-    let result = match format {
-        Format::Svg => {
-            let root = SVGBackend::new(path, (width, height)).into_drawing_area();
-            draw(&root, figure, data, rows, cols, legend_rows).and_then(|()| root.present().map_err(|e| e.to_string()))
-        }
-        Format::Png => {
-            let root = BitMapBackend::new(path, (width, height)).into_drawing_area();
-            draw(&root, figure, data, rows, cols, legend_rows).and_then(|()| root.present().map_err(|e| e.to_string()))
-        }
-    };
-    result.map_err(|e| anyhow::anyhow!("drawing {}: {e}", path.display()))
+    draw_to_file!(path, format, (width, height), |root| draw(
+        root,
+        figure,
+        data,
+        rows,
+        cols,
+        legend_rows
+    ))
 }
 
 fn draw<DB: DrawingBackend>(

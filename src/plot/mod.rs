@@ -13,6 +13,25 @@
 //! Text is rendered with the bundled DejaVu Sans (`fonts/DejaVuSans.ttf`, Bitstream Vera
 //! license in `fonts/LICENSE-DejaVu.txt`), so PNGs look the same on machines without fonts.
 
+/// Runs `$draw(&root)` on an SVG or a PNG drawing area of `$size` pixels at `$path` and
+/// finishes the file; errors name the file. A macro because the two backends are different
+/// types and `$draw` is a closure over one generic drawing function.
+macro_rules! draw_to_file {
+    ($path:expr, $format:expr, $size:expr, $draw:expr) => {{
+        let result = match $format {
+            Format::Svg => {
+                let root = SVGBackend::new($path, $size).into_drawing_area();
+                ($draw)(&root).and_then(|()| root.present().map_err(|e| e.to_string()))
+            }
+            Format::Png => {
+                let root = BitMapBackend::new($path, $size).into_drawing_area();
+                ($draw)(&root).and_then(|()| root.present().map_err(|e| e.to_string()))
+            }
+        };
+        result.map_err(|e| anyhow::anyhow!("drawing {}: {e}", $path.display()))
+    }};
+}
+
 pub mod bars;
 pub mod stats;
 pub mod timeline;
@@ -454,17 +473,14 @@ pub fn render(figure: &FigureSpec, data: &FigureData, path: &Path, format: Forma
     let (width, _, _, _) = layout(data.panels.len(), 1);
     let legend_rows = legend_layout(&data.series_names, width).len();
     let (width, height, rows, cols) = layout(data.panels.len(), legend_rows);
-    let result = match format {
-        Format::Svg => {
-            let root = SVGBackend::new(path, (width, height)).into_drawing_area();
-            draw(&root, figure, data, rows, cols, legend_rows).and_then(|()| root.present().map_err(|e| e.to_string()))
-        }
-        Format::Png => {
-            let root = BitMapBackend::new(path, (width, height)).into_drawing_area();
-            draw(&root, figure, data, rows, cols, legend_rows).and_then(|()| root.present().map_err(|e| e.to_string()))
-        }
-    };
-    result.map_err(|e| anyhow!("drawing {}: {e}", path.display()))
+    draw_to_file!(path, format, (width, height), |root| draw(
+        root,
+        figure,
+        data,
+        rows,
+        cols,
+        legend_rows
+    ))
 }
 
 /// Colour-blind-safe colours (Okabe and Ito, 2008), darkest first.

@@ -407,17 +407,7 @@ pub fn render(figure: &FigureSpec, data: &TimelineData, path: &Path, format: For
     let title = if figure.title.is_some() { 44 } else { 0 };
     let legend = if data.legend.is_empty() { 0 } else { 40 };
     let height = title + legend + panel_height * data.panels.len().max(1) as u32;
-    let result = match format {
-        Format::Svg => {
-            let root = SVGBackend::new(path, (WIDTH, height)).into_drawing_area();
-            draw(&root, figure, data, legend).and_then(|()| root.present().map_err(|e| e.to_string()))
-        }
-        Format::Png => {
-            let root = BitMapBackend::new(path, (WIDTH, height)).into_drawing_area();
-            draw(&root, figure, data, legend).and_then(|()| root.present().map_err(|e| e.to_string()))
-        }
-    };
-    result.map_err(|e| anyhow!("drawing {}: {e}", path.display()))
+    draw_to_file!(path, format, (WIDTH, height), |root| draw(root, figure, data, legend))
 }
 
 fn draw<DB: DrawingBackend>(
