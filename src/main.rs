@@ -209,6 +209,10 @@ fn run_one(experiment: &experiment::Experiment, opts: &RunOptions) -> Result<()>
         report.executed,
         report.elapsed.as_secs_f64()
     );
+    if report.cached > 0 {
+        // Records are keyed on the build's simulation code: the reused ones are this build's.
+        println!("reused {} records of this build ({})", report.cached, gridsim::BUILD_ID);
+    }
     if report.complete {
         println!("results: {}", report.results_dir.display());
         if report.written.iter().any(|p| p.starts_with(&report.plots_dir)) {

@@ -566,9 +566,11 @@ fn resolve(
                             .collect();
                         let fp = fingerprint(|h: &mut StableHasher| {
                             h.str("gridsim-run-v1");
-                            // A record made by another gridsim release is not reused: resuming
-                            // or merging never mixes results of two simulator versions.
+                            // A record made by another gridsim release, or by a build whose
+                            // simulation code differs (build.rs hashes it), is not reused:
+                            // resuming or merging never mixes results of two simulators.
                             h.str(env!("CARGO_PKG_VERSION"));
+                            h.str(crate::BUILD_ID);
                             h.str(family.name());
                             h.str(&platform.name);
                             h.u64(platform.content_hash);

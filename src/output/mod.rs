@@ -63,8 +63,16 @@ fn temp_file_beside(path: &Path) -> Result<tempfile::NamedTempFile> {
         _ => PathBuf::from("."),
     };
     fs::create_dir_all(&dir).with_context(|| format!("creating directory {}", dir.display()))?;
-    tempfile::Builder::new()
-        .prefix(".tmp-")
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(".tmp-");
+    // Results are shared with collaborators: create files as any program would, 0666 less the
+    // umask (tempfile's own default is 0600).
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        builder.permissions(fs::Permissions::from_mode(0o666));
+    }
+    builder
         .tempfile_in(&dir)
         .with_context(|| format!("creating a temporary file in {}", dir.display()))
 }
