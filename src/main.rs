@@ -10,7 +10,7 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
-use gridsim::runner::{self, RunOptions, Shard};
+use gridsim::runner::{self, Progress, RunOptions, Shard};
 use gridsim::{experiment, families};
 
 /// Discrete-event grid scheduling simulator.
@@ -60,6 +60,10 @@ enum Command {
         /// Do not draw the figures.
         #[arg(long)]
         no_plots: bool,
+        /// When stderr is not a terminal (Slurm, nohup, a pipe), print a progress line this
+        /// often, seconds (a terminal gets a progress bar instead).
+        #[arg(long, value_name = "SECS", default_value_t = 30.0, value_parser = parse_interval)]
+        progress_every: f64,
     },
     /// Redraw an experiment's figures from its results directory.
     ///
@@ -140,6 +144,7 @@ fn main() -> ExitCode {
             fresh,
             shard,
             no_plots,
+            progress_every,
         } => {
             let mut opts = RunOptions::new(out);
             if let Some(j) = jobs {
@@ -155,7 +160,11 @@ fn main() -> ExitCode {
             opts.fresh = fresh;
             opts.shard = shard;
             opts.plots = !no_plots;
-            opts.progress = std::io::stderr().is_terminal();
+            opts.progress = if std::io::stderr().is_terminal() {
+                Progress::Bar
+            } else {
+                Progress::Lines(std::time::Duration::from_secs_f64(progress_every))
+            };
             run(&file, quick, &opts)
         }
         Command::Plot { results, out } => plot(&results, out),
@@ -172,6 +181,14 @@ fn main() -> ExitCode {
             eprintln!("gridsim: error: {err:#}");
             ExitCode::FAILURE
         }
+    }
+}
+
+/// `--progress-every`: a number of seconds from 0.1 to one day.
+fn parse_interval(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(x) if (0.1..=86_400.0).contains(&x) => Ok(x),
+        _ => Err(format!("'{text}' is not a number of seconds from 0.1 to 86400")),
     }
 }
 

@@ -1,5 +1,6 @@
-//! Issue 18, items 1 and 6: records are keyed on the build's simulation code and the run says
-//! which build its reused records come from; result files respect the umask.
+//! Issue 18, items 1, 6 and 7: records are keyed on the build's simulation code and the run says
+//! which build its reused records come from; result files respect the umask; outside a terminal
+//! a sweep prints progress lines.
 
 use std::fs;
 use std::path::Path;
@@ -80,4 +81,34 @@ fn reused_records_are_counted_and_named_by_build() {
     // The build identity is a hash of the simulation sources (build.rs): 16 hex digits.
     assert_eq!(gridsim::BUILD_ID.len(), 16);
     assert!(gridsim::BUILD_ID.chars().all(|c| c.is_ascii_hexdigit()));
+}
+
+#[test]
+fn outside_a_terminal_a_sweep_prints_progress_lines() {
+    // stderr is a pipe here, as under Slurm or nohup: lines instead of a bar, the last one
+    // with the final count.
+    let dir = tempfile::tempdir().unwrap();
+    experiment(dir.path());
+    let out = Command::new(env!("CARGO_BIN_EXE_gridsim"))
+        .args(["run", "e.toml", "--out", "o", "--progress-every", "0.1"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let last = stderr
+        .lines()
+        .rev()
+        .find(|l| l.starts_with("gridsim: "))
+        .unwrap_or_default();
+    assert!(
+        last.starts_with("gridsim: 2/2 runs done (") && last.contains("runs/s), ETA"),
+        "{stderr}"
+    );
+    let bad = Command::new(env!("CARGO_BIN_EXE_gridsim"))
+        .args(["run", "e.toml", "--progress-every", "0"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("not a number of seconds"));
 }

@@ -63,6 +63,18 @@ impl FromStr for Shard {
     }
 }
 
+/// How a sweep shows its progress.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Progress {
+    /// Nothing.
+    None,
+    /// An indicatif bar (for a terminal).
+    Bar,
+    /// One line every this often (under Slurm, `nohup` or a pipe, where a bar would not show):
+    /// runs done, rate, ETA.
+    Lines(Duration),
+}
+
 /// How to run an experiment.
 #[derive(Clone, Debug)]
 pub struct RunOptions {
@@ -74,8 +86,8 @@ pub struct RunOptions {
     pub fresh: bool,
     /// Run only one slice of the sweep.
     pub shard: Option<Shard>,
-    /// Draw a progress bar on stderr (the CLI enables it when stderr is a terminal).
-    pub progress: bool,
+    /// How to show progress on stderr (the CLI draws a bar on a terminal, lines otherwise).
+    pub progress: Progress,
     /// Draw the declared figures once the results are complete.
     pub plots: bool,
     /// Test hook: stop starting runs once this many have completed in this invocation, as if
@@ -91,7 +103,7 @@ impl RunOptions {
             jobs: std::thread::available_parallelism().map_or(1, |n| n.get()),
             fresh: false,
             shard: None,
-            progress: false,
+            progress: Progress::None,
             plots: true,
             stop_after: None,
         }
@@ -195,7 +207,7 @@ fn execute(experiment: &Experiment, pending: &[&Run], results_dir: &Path, opts: 
         .thread_name(|i| format!("gridsim-run-{i}"))
         .build()
         .context("starting the worker threads")?;
-    let bar = if opts.progress && std::io::stderr().is_terminal() {
+    let bar = if matches!(opts.progress, Progress::Bar) && std::io::stderr().is_terminal() {
         let bar = ProgressBar::with_draw_target(Some(pending.len() as u64), ProgressDrawTarget::stderr());
         let style = ProgressStyle::with_template(
             "{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} runs, ETA {eta}  {wide_msg}",
@@ -212,45 +224,61 @@ fn execute(experiment: &Experiment, pending: &[&Run], results_dir: &Path, opts: 
     let failure: Mutex<Option<String>> = Mutex::new(None);
     let key_columns = &experiment.key_columns;
 
-    pool.install(|| {
-        pending.par_iter().with_max_len(1).for_each(|run| {
-            if stop.load(Ordering::SeqCst) {
-                return;
-            }
-            let label = run.describe(key_columns);
-            bar.set_message(label.clone());
-            let t0 = Instant::now();
-            let outcome = catch_unwind(AssertUnwindSafe(|| experiment.family.run(&run.spec)));
-            let wall = t0.elapsed().as_secs_f64();
-            let stored = match outcome {
-                Ok(Ok(output)) => match output.metrics.iter().find(|(_, v)| v.is_infinite()) {
-                    // An infinite metric is an overflow, a failed run, never a cell of runs.csv.
-                    // (NaN is how a family writes "not applicable", e.g. a remap time of a run
-                    // that never remaps.)
-                    Some((name, value)) => Err(format!("metric '{name}' is {value}, not a finite number")),
-                    None => Record::new(&run.fingerprint, &output, wall, &experiment.tables)
-                        .and_then(|record| record.write(results_dir).map_err(|e| format!("{e:#}"))),
-                },
-                Ok(Err(message)) => Err(message),
-                Err(panic) => Err(format!("panicked: {}", panic_text(&panic))),
-            };
-            match stored {
-                Ok(()) => {
-                    bar.inc(1);
-                    let n = completed.fetch_add(1, Ordering::SeqCst) + 1;
-                    if opts.stop_after.is_some_and(|k| n >= k) {
+    let (finished, reporter_stop) = std::sync::mpsc::channel::<()>();
+    std::thread::scope(|scope| {
+        if let Progress::Lines(every) = opts.progress {
+            let (total, completed, start) = (pending.len(), &completed, Instant::now());
+            scope.spawn(move || {
+                // Until the sweep ends (the sender is dropped), one line per interval; then a
+                // last one, so a log always ends with the count.
+                let line = || progress_line(completed.load(Ordering::SeqCst), total, start.elapsed());
+                while let Err(std::sync::mpsc::RecvTimeoutError::Timeout) = reporter_stop.recv_timeout(every) {
+                    eprintln!("{}", line());
+                }
+                eprintln!("{}", line());
+            });
+        }
+        pool.install(|| {
+            pending.par_iter().with_max_len(1).for_each(|run| {
+                if stop.load(Ordering::SeqCst) {
+                    return;
+                }
+                let label = run.describe(key_columns);
+                bar.set_message(label.clone());
+                let t0 = Instant::now();
+                let outcome = catch_unwind(AssertUnwindSafe(|| experiment.family.run(&run.spec)));
+                let wall = t0.elapsed().as_secs_f64();
+                let stored = match outcome {
+                    Ok(Ok(output)) => match output.metrics.iter().find(|(_, v)| v.is_infinite()) {
+                        // An infinite metric is an overflow, a failed run, never a cell of runs.csv.
+                        // (NaN is how a family writes "not applicable", e.g. a remap time of a run
+                        // that never remaps.)
+                        Some((name, value)) => Err(format!("metric '{name}' is {value}, not a finite number")),
+                        None => Record::new(&run.fingerprint, &output, wall, &experiment.tables)
+                            .and_then(|record| record.write(results_dir).map_err(|e| format!("{e:#}"))),
+                    },
+                    Ok(Err(message)) => Err(message),
+                    Err(panic) => Err(format!("panicked: {}", panic_text(&panic))),
+                };
+                match stored {
+                    Ok(()) => {
+                        bar.inc(1);
+                        let n = completed.fetch_add(1, Ordering::SeqCst) + 1;
+                        if opts.stop_after.is_some_and(|k| n >= k) {
+                            stop.store(true, Ordering::SeqCst);
+                        }
+                    }
+                    Err(message) => {
                         stop.store(true, Ordering::SeqCst);
+                        let mut first = failure.lock().unwrap_or_else(|e| e.into_inner());
+                        if first.is_none() {
+                            *first = Some(format!("run {label} failed: {message}"));
+                        }
                     }
                 }
-                Err(message) => {
-                    stop.store(true, Ordering::SeqCst);
-                    let mut first = failure.lock().unwrap_or_else(|e| e.into_inner());
-                    if first.is_none() {
-                        *first = Some(format!("run {label} failed: {message}"));
-                    }
-                }
-            }
+            });
         });
+        drop(finished);
     });
     bar.finish_and_clear();
     let done = completed.load(Ordering::SeqCst);
@@ -261,6 +289,18 @@ fn execute(experiment: &Experiment, pending: &[&Run], results_dir: &Path, opts: 
         );
     }
     Ok(done)
+}
+
+/// `gridsim: 12/40 runs done (0.50 runs/s), ETA 56 s`, for a log file.
+pub fn progress_line(done: usize, total: usize, elapsed: Duration) -> String {
+    let secs = elapsed.as_secs_f64();
+    let rate = if secs > 0.0 { done as f64 / secs } else { 0.0 };
+    let eta = if rate > 0.0 {
+        format!("ETA {:.0} s", (total - done.min(total)) as f64 / rate)
+    } else {
+        "ETA unknown".to_string()
+    };
+    format!("gridsim: {done}/{total} runs done ({rate:.2} runs/s), {eta}")
 }
 
 fn panic_text(payload: &Box<dyn std::any::Any + Send>) -> String {
