@@ -1,5 +1,6 @@
 //! Regressions for defects of issue 17 fixed so far: a closed pipe ends the process quietly, a
-//! run that can never progress ends and says so, an
+//! run that can never progress ends and says so, sizes that cannot fit are refused, a resumed
+//! sweep removes the temporaries of a killed one, an
 //! infinite metric fails its run by name, `--jobs` above the core count is
 //! warned about, replay refuses negative amounts and names its file, and type errors in
 //! experiment files name the field in plain words.
@@ -246,4 +247,36 @@ fn sizes_that_cannot_fit_are_refused_with_the_parameter_named() {
     assert!(!out.status.success(), "{stderr}");
     assert!(stderr.contains("timeline_window_s"), "{stderr}");
     assert!(!stderr.contains("panicked"), "{stderr}");
+}
+
+#[test]
+fn a_resumed_sweep_removes_the_temporaries_a_killed_one_left() {
+    // Issue 17 item 8: `kill -9` during a write leaves `.tmp-*` files; resume removed none.
+    let dir = tempfile::tempdir().unwrap();
+    let platform = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("platforms/data/grid90.xml");
+    let file = experiment(
+        dir.path(),
+        &format!(
+            "name = \"tmp\"\nfamily = \"bot\"\n[platform]\nfile = \"{}\"\n[params]\ntasks = 40\n\
+             task_flops = 1e9\nnodes = 8\n[[schedulers]]\nname = \"gss\"\n",
+            platform.display()
+        ),
+    );
+    let results = dir.path().join("o/results/tmp");
+    std::fs::create_dir_all(results.join("runs.d")).unwrap();
+    let orphans = [results.join(".tmp-abc123"), results.join("runs.d/.tmp-def456")];
+    for orphan in &orphans {
+        std::fs::write(orphan, vec![0u8; 1 << 20]).unwrap();
+    }
+    let out = gridsim()
+        .args(["run", "--out"])
+        .arg(dir.path().join("o"))
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    for orphan in &orphans {
+        assert!(!orphan.exists(), "{} is still there", orphan.display());
+    }
+    assert!(results.join("runs.csv").exists());
 }

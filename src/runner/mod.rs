@@ -135,6 +135,21 @@ pub struct RunReport {
     pub written: Vec<PathBuf>,
 }
 
+/// Removes the `.tmp-*` files that [`write_atomic`] and the streamed tables leave in `dir` when
+/// the process is killed before renaming them. Nothing else writes those names, and one sweep
+/// owns its directories while it runs.
+fn remove_orphaned_temporaries(dir: &Path) -> Result<()> {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return Ok(());
+    };
+    for entry in entries.flatten() {
+        if entry.file_name().to_string_lossy().starts_with(".tmp-") && entry.path().is_file() {
+            fs::remove_file(entry.path()).with_context(|| format!("removing {}", entry.path().display()))?;
+        }
+    }
+    Ok(())
+}
+
 /// The results and plots directories of an experiment under `out_root`.
 pub fn output_dirs(experiment: &Experiment, out_root: &Path) -> (PathBuf, PathBuf) {
     let name = experiment.dir_name();
@@ -150,6 +165,11 @@ pub fn run(experiment: &Experiment, opts: &RunOptions) -> Result<RunReport> {
     }
     fs::create_dir_all(results_dir.join(RECORDS_DIR))
         .with_context(|| format!("creating {}", results_dir.join(RECORDS_DIR).display()))?;
+    // A run killed while writing leaves its temporary file behind (up to tens of MB for a
+    // streamed table); the rename that would have made it a result never happened.
+    for dir in [results_dir.clone(), results_dir.join(RECORDS_DIR), plots_dir.clone()] {
+        remove_orphaned_temporaries(&dir)?;
+    }
     write_atomic(&results_dir.join("experiment.toml"), experiment.text.as_bytes())?;
     let manifest = Manifest::of(experiment);
     manifest.write(&results_dir)?;
