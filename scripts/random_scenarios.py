@@ -5,6 +5,9 @@ Usage:
     python3 scripts/random_scenarios.py PLATFORM.xml SEED [-o OUT.json] [--max N]
             [--allow-known-defects] [--oracle scripts/simgrid_oracle.py] [--python /usr/bin/python3]
 
+--max N caps the number of activities (default 48; the profile-driven groups come before the
+"single" group, so the cap drops those first).
+
 Writes (to OUT.json, or stdout) a scenario in the format of scripts/simgrid_oracle.py (see its
 header): {"description", "platform", "activities"}.  The platform path is stored relative to
 the directory of OUT.json (absolute when writing to stdout).  Record SimGrid's results with
@@ -40,6 +43,10 @@ The mix (each activity belongs to one group; the description lists the indices o
              off (they fail), and ones started while it is off.
 Sizes are drawn so that each activity alone lasts between H/60 and H/3, where the horizon H
 covers the first cycle of the platform's profiles (else 20 latency phases, at least 1 s).
+
+A platform whose <config> turns SimGrid's tracing on (config_tracing.xml) gets
+"config": {"tracing": "no"} in the scenario (and in the probe): with tracing on, SimGrid 3.32's
+Python bindings crash with a segmentation fault; gridsim ignores tracing/* items.
 
 Known SimGrid 3.32 defect (b) of scripts/ORACLE.md §5 (a link bandwidth or latency event while
 a comm over that link is in its latency phase) is avoided by default: such a comm is moved to
@@ -92,6 +99,27 @@ def parse_speed(text):
     if unit.endswith("f") and unit[:-1] in SPEED_PREFIX:
         return val * SPEED_PREFIX[unit[:-1]]
     return None
+
+
+TIME_UNITS = {"": 1.0, "s": 1.0, "ms": 1e-3, "us": 1e-6, "ns": 1e-9, "ps": 1e-12, "m": 60.0,
+              "h": 3600.0, "d": 86400.0, "w": 604800.0}
+
+
+def parse_time(text):
+    """'10ms' -> 0.01 (s); None if the unit is unknown."""
+    m = re.match(r"^([0-9.eE+-]+)\s*([A-Za-z]*)$", (text or "0").strip())
+    if not m or m.group(2) not in TIME_UNITS:
+        return None
+    return float(m.group(1)) * TIME_UNITS[m.group(2)]
+
+
+def value_at(profile, nominal, date):
+    """Value of a profile at `date`, an event at `date` included (SimGrid applies profile
+    events before activities that start at the same date)."""
+    val = nominal
+    for d, v in expand_events(profile, date):
+        val = v
+    return val
 
 
 def host_speed(el):
@@ -176,6 +204,7 @@ class Platform:
         self.host_prof = {}       # host -> {"speed"|"state": profile}
         self.link_prof = {}       # link id -> {"bandwidth"|"latency"|"state": profile}
         self.files = []           # profile files referenced (paths relative to the platform)
+        self.link_latency = {}    # link id -> nominal latency (s)
 
         def read_file(name):
             p = name if os.path.isabs(name) else os.path.join(base, name)
@@ -201,6 +230,7 @@ class Platform:
                     self.cores[name] = int(el.get("core", "1"))
                     self.speed[name] = host_speed(el)
             elif el.tag == "link":
+                self.link_latency[el.get("id")] = parse_time(el.get("latency", "0"))
                 for attr, kind in (("bandwidth_file", "bandwidth"), ("latency_file", "latency"),
                                    ("state_file", "state")):
                     if el.get(attr):
@@ -289,9 +319,7 @@ def generate(plat, seed, oracle, python, max_acts, allow_defects, config):
     pairs = sorted(pairs)
     routes = probe_routes(plat, pairs, oracle, python, config)
     routable = sorted(routes)
-    # per-link profile dates (route link names: id, or id_UP / id_DOWN for split-duplex)
-    lp = [route for route in routes.values()]
-    lats = sorted(LATENCY_FACTOR * r["L"] for r in lp) or [0.0]
+    lats = sorted(LATENCY_FACTOR * r["L"] for r in routes.values()) or [0.0]
     median_lp = lats[len(lats) // 2]
     horizon = max(1.0, 20.0 * median_lp)
     ph = plat.profile_horizon()
@@ -301,6 +329,8 @@ def generate(plat, seed, oracle, python, max_acts, allow_defects, config):
     events_until = 2.5 * horizon
 
     def link_events(link_name, kinds):
+        """Event dates of the profiles of a route link (named id, or id_UP / id_DOWN when the
+        link is split-duplex)."""
         out = []
         for lid, profs in plat.link_prof.items():
             if link_name in (lid, lid + "_UP", lid + "_DOWN"):
@@ -309,13 +339,23 @@ def generate(plat, seed, oracle, python, max_acts, allow_defects, config):
                         out.extend(d for d, _ in expand_events(profs[kind], events_until))
         return sorted(out)
 
+    def route_latency(r, date):
+        """Route latency at `date`: the probe's (t = 0) moved by the latency profiles of its links."""
+        lat = r["L"]
+        for link in r["links"]:
+            for lid, profs in plat.link_prof.items():
+                if "latency" in profs and link in (lid, lid + "_UP", lid + "_DOWN"):
+                    nominal = plat.link_latency.get(lid) or 0.0
+                    lat += value_at(profs["latency"], nominal, date) - value_at(profs["latency"], nominal, 0.0)
+        return lat
+
     def lp_conflict(src, dst, start):
         """A bandwidth or latency event of a link of the route in (start, start + 13.01 L]
         (SimGrid defect (b)): returns the first such date, or None."""
         if src == dst or allow_defects:
             return None
         r = routes[(src, dst)]
-        end = start + LATENCY_FACTOR * r["L"] + 1e-9
+        end = start + LATENCY_FACTOR * route_latency(r, start) + 1e-9
         for link in r["links"]:
             for d in link_events(link, ("bandwidth", "latency")):
                 if start < d <= end:
@@ -323,6 +363,7 @@ def generate(plat, seed, oracle, python, max_acts, allow_defects, config):
         return None
 
     acts, groups = [], {}
+    moved, dropped = [0], [0]      # comms moved to / dropped for a link event (defect (b))
 
     def duration():
         return math.exp(rng.uniform(math.log(horizon / 60.0), math.log(horizon / 3.0)))
@@ -342,7 +383,9 @@ def generate(plat, seed, oracle, python, max_acts, allow_defects, config):
                 if d is None:
                     break
                 act["start"] = d     # start at the event itself: a documented tie
+                moved[0] += 1
             else:
+                dropped[0] += 1
                 return
         if len(acts) >= max_acts:
             return
@@ -465,7 +508,7 @@ def generate(plat, seed, oracle, python, max_acts, allow_defects, config):
         else:
             exe("single", rng.choice(hosts), date)
 
-    return acts, groups, horizon, len(routable), len(pairs)
+    return acts, groups, horizon, len(routable), len(pairs), (moved[0], dropped[0])
 
 
 def write_scenario(out, text):
@@ -515,7 +558,7 @@ def main(argv):
     config = {}
     if plat.config.get("tracing", "no").lower() in ("yes", "1", "on", "true"):
         config["tracing"] = "no"
-    acts, groups, horizon, nroutable, npairs = generate(plat, seed, oracle, python, max_acts, allow, config)
+    acts, groups, horizon, nroutable, npairs, (moved, dropped) = generate(plat, seed, oracle, python, max_acts, allow, config)
     if out is None:
         plat_ref = plat.path
     else:
@@ -538,8 +581,10 @@ def main(argv):
                 name, seed, cmd, len(acts), horizon, nroutable, npairs,
                 "; ".join("%s %s" % (g, ",".join(str(i) for i in idx)) for g, idx in sorted(groups.items())),
                 "; ".join(profs) if profs else "none",
-                "" if allow else " Comms whose latency phase would contain a bandwidth or latency event of "
-                "their route (SimGrid defect (b), ORACLE.md section 5) were moved to start at that event."))
+                "" if allow or not (moved or dropped) else
+                " %d comm start(s) were moved to a bandwidth or latency event of the route and %d comm(s) "
+                "dropped, so that no such event falls in a comm's latency phase (SimGrid defect (b), "
+                "ORACLE.md section 5)." % (moved, dropped)))
     if config:
         desc += (" The platform turns SimGrid's tracing on, which makes SimGrid 3.32's Python bindings "
                  "crash (segmentation fault): \"config\" turns it off.")
