@@ -37,8 +37,8 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::{
-    draw_legend_entries, frame, layout, legend_layout, log_minor, log_ticks, prepare_groups, register_font,
-    render_images, style_of, tick_label, Format, FAMILY,
+    draw_legend_entries, figure_size, frame, log_minor, log_ticks, prepare_groups, register_font, render_images,
+    style_of, tick_label, Format, FAMILY,
 };
 use crate::experiment::spec::FigureSpec;
 use crate::output::{format_f64, CsvTable};
@@ -237,9 +237,7 @@ pub fn write(figure: &FigureSpec, data: &BarsData, dir: &Path) -> Result<Vec<Pat
 /// Draws a bars figure into a file.
 pub fn render(figure: &FigureSpec, data: &BarsData, path: &Path, format: Format) -> Result<()> {
     register_font();
-    let (width, _, _, _) = layout(data.panels.len(), 1);
-    let legend_rows = legend_layout(&data.series_names, width).len();
-    let (width, height, rows, cols) = layout(data.panels.len(), legend_rows);
+    let (width, height, rows, cols, legend_rows) = figure_size(data.panels.len(), &data.series_names);
     draw_to_file!(path, format, (width, height), |root| draw(
         root,
         figure,

@@ -467,12 +467,19 @@ fn layout(panels: usize, legend_rows: usize) -> (u32, u32, usize, usize) {
     (width, height, rows, cols)
 }
 
+/// Pixel size, panel grid and legend rows of a figure with `panels` panels and a legend of
+/// `series`: the legend's rows depend on the width, which depends on the panels.
+pub(crate) fn figure_size(panels: usize, series: &[String]) -> (u32, u32, usize, usize, usize) {
+    let (width, _, _, _) = layout(panels, 1);
+    let legend_rows = legend_layout(series, width).len();
+    let (width, height, rows, cols) = layout(panels, legend_rows);
+    (width, height, rows, cols, legend_rows)
+}
+
 /// Draws one figure into a file.
 pub fn render(figure: &FigureSpec, data: &FigureData, path: &Path, format: Format) -> Result<()> {
     register_font();
-    let (width, _, _, _) = layout(data.panels.len(), 1);
-    let legend_rows = legend_layout(&data.series_names, width).len();
-    let (width, height, rows, cols) = layout(data.panels.len(), legend_rows);
+    let (width, height, rows, cols, legend_rows) = figure_size(data.panels.len(), &data.series_names);
     draw_to_file!(path, format, (width, height), |root| draw(
         root,
         figure,
