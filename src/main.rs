@@ -8,7 +8,7 @@ use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use clap::{Parser, Subcommand};
 use gridsim::runner::{self, Progress, RunOptions, Shard};
 use gridsim::{experiment, families};
@@ -390,7 +390,7 @@ fn display_name(path: &Path) -> String {
 
 fn replay(path: &std::path::Path) -> anyhow::Result<()> {
     let (scenario, platform) = gridsim::replay::load(path)?;
-    let output = gridsim::replay::run(&scenario, platform).with_context(|| path.display().to_string())?;
+    let output = gridsim::replay::run(&scenario, platform)?;
     println!("{}", serde_json::to_string(&output)?);
     Ok(())
 }

@@ -17,18 +17,33 @@ use sim_core::platform::{HostId, Platform};
 use sim_core::{Application, Engine, Notification, SimTime, Simulation};
 
 /// A scenario file.
-#[derive(Debug, Deserialize)]
+#[derive(Debug)]
 pub struct Scenario {
+    /// The file's name as given, for messages.
+    pub source: String,
     /// Platform file, relative to the scenario's directory.
     pub platform: String,
     /// Model settings applied on top of the platform's own `<config>`.
-    #[serde(default)]
     pub config: BTreeMap<String, String>,
     /// What to run.
     pub activities: Vec<ScenarioActivity>,
+    /// The line each activity starts on, for messages.
+    pub activity_lines: Vec<usize>,
     /// Free text.
-    #[serde(default)]
     pub description: Option<String>,
+}
+
+/// The file's shape before its activities are read: each activity is kept as the slice of
+/// text it came from, so that a message about it can name its line.
+#[derive(Deserialize)]
+struct ScenarioText<'a> {
+    platform: String,
+    #[serde(default)]
+    config: BTreeMap<String, String>,
+    #[serde(borrow)]
+    activities: Vec<&'a serde_json::value::RawValue>,
+    #[serde(default)]
+    description: Option<String>,
 }
 
 /// One timed activity of a scenario.
@@ -118,11 +133,49 @@ impl Application for Replay {
     }
 }
 
+/// Parses scenario text; `source` names the file in messages, which read
+/// `FILE:LINE: activity I: field F: ...`. Does no I/O.
+pub fn parse(source: &str, text: &str) -> Result<Scenario> {
+    let raw: ScenarioText<'_> = serde_json::from_str(text)
+        .map_err(|e| anyhow!("{source}:{}: not a valid scenario: {}", e.line(), strip_position(&e)))?;
+    let mut activities = Vec::with_capacity(raw.activities.len());
+    let mut activity_lines = Vec::with_capacity(raw.activities.len());
+    for (index, item) in raw.activities.iter().enumerate() {
+        // The raw value borrows from `text`, so its address gives its place in the file.
+        let offset = (item.get().as_ptr() as usize).saturating_sub(text.as_ptr() as usize);
+        let line = 1 + text.as_bytes()[..offset.min(text.len())].iter().filter(|&&b| b == b'\n').count();
+        let activity = serde_json::from_str(item.get())
+            .map_err(|e| {
+                // Errors found after the object was buffered (the tagged enum) have no line.
+                let e_line = e.line().max(1);
+                anyhow!("{source}:{}: activity {index}: {}", line - 1 + e_line, strip_position(&e))
+            })?;
+        activities.push(activity);
+        activity_lines.push(line);
+    }
+    Ok(Scenario {
+        source: source.to_string(),
+        platform: raw.platform,
+        config: raw.config,
+        activities,
+        activity_lines,
+        description: raw.description,
+    })
+}
+
+/// serde_json's message without its " at line L column C" suffix (the line leads the message).
+fn strip_position(e: &serde_json::Error) -> String {
+    let text = e.to_string();
+    match text.rfind(" at line ") {
+        Some(at) => text[..at].to_string(),
+        None => text,
+    }
+}
+
 /// Reads a scenario file and its platform.
 pub fn load(path: &Path) -> Result<(Scenario, Platform)> {
     let text = std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
-    let scenario: Scenario =
-        serde_json::from_str(&text).with_context(|| format!("{}: not a valid scenario", path.display()))?;
+    let scenario = parse(&path.display().to_string(), &text)?;
     let dir = path.parent().unwrap_or(Path::new("."));
     let platform_path = dir.join(&scenario.platform);
     let mut platform = platforms::load_platform(&platform_path)
@@ -139,19 +192,22 @@ pub fn run(scenario: &Scenario, platform: Platform) -> Result<ReplayOutput> {
     let mut plan = Vec::new();
     let mut results = Vec::new();
     for (index, act) in scenario.activities.iter().enumerate() {
+        let at = format!(
+            "{}:{}: activity {index}",
+            scenario.source,
+            scenario.activity_lines.get(index).copied().unwrap_or(0)
+        );
         let host = |field: &str, name: &str| {
             platform
                 .host_id(name)
-                .ok_or_else(|| anyhow!("activity {index}: field {field}: unknown host '{name}'"))
+                .ok_or_else(|| anyhow!("{at}: field {field}: unknown host '{name}'"))
         };
         // A negative amount would "complete" at once and report success: refuse it.
         let amount = |field: &str, value: f64| {
             if value.is_finite() && value >= 0.0 {
                 Ok(value)
             } else {
-                Err(anyhow!(
-                    "activity {index}: field {field}: {value} is not a finite number >= 0"
-                ))
+                Err(anyhow!("{at}: field {field}: {value} is not a finite number >= 0"))
             }
         };
         let (kind, start, planned) = match act {
