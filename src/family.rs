@@ -120,6 +120,72 @@ pub struct Named {
     pub description: &'static str,
 }
 
+/// A per-run table a family can write when an experiment lists it in `[outputs] tables`.
+#[derive(Clone, Copy, Debug)]
+pub struct TableInfo {
+    /// The name used in `[outputs] tables` and as the file stem (`<name>.csv`).
+    pub name: &'static str,
+    /// One line for `gridsim list`.
+    pub description: &'static str,
+    /// Its columns, in order (the CSV puts the run's key columns before them).
+    pub columns: &'static [&'static str],
+}
+
+/// The table `name` of a family's declaration `tables`, filled with `rows` (each as long as the
+/// declared columns). An undeclared name is an error of the family, named.
+pub fn declared_table(
+    tables: &'static [TableInfo],
+    name: &str,
+    rows: Vec<Vec<ParamValue>>,
+) -> Result<(String, Table), String> {
+    let info = tables
+        .iter()
+        .find(|t| t.name == name)
+        .ok_or_else(|| format!("internal error: table '{name}' is not declared by its family"))?;
+    let columns = info.columns.iter().map(|c| c.to_string()).collect();
+    Ok((name.to_string(), Table { columns, rows }))
+}
+
+/// Checks what a run returned against its family's declarations: every metric declared, every
+/// table declared with its declared columns, every row as long as its columns. A mismatch is a
+/// defect of the family (the experiment checks trust the declarations), reported as the run's
+/// error instead of writing a CSV that the figures were not checked against.
+pub fn check_output(family: &dyn Family, output: &RunOutput) -> Result<(), String> {
+    let metrics = family.metrics();
+    if let Some(name) = output
+        .metrics
+        .keys()
+        .find(|m| !metrics.iter().any(|d| d.name == m.as_str()))
+    {
+        return Err(format!(
+            "internal error: family '{}' returned metric '{name}', which it does not declare",
+            family.name()
+        ));
+    }
+    for (name, table) in &output.tables {
+        let declared = family.tables().iter().find(|t| t.name == name.as_str());
+        let Some(info) = declared else {
+            return Err(format!(
+                "internal error: family '{}' returned table '{name}', which it does not declare",
+                family.name()
+            ));
+        };
+        if !table
+            .columns
+            .iter()
+            .map(String::as_str)
+            .eq(info.columns.iter().copied())
+            || table.rows.iter().any(|r| r.len() != info.columns.len())
+        {
+            return Err(format!(
+                "internal error: family '{}' returned table '{name}' with columns or rows other than declared",
+                family.name()
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// An application family. See the module docs.
 pub trait Family: Send + Sync {
     /// The name used in experiment files (`family = "..."`).
@@ -130,6 +196,11 @@ pub trait Family: Send + Sync {
     fn schedulers(&self) -> &'static [Named];
     /// Every parameter name it accepts (workload and scheduler parameters).
     fn parameters(&self) -> &'static [Named];
+    /// The metrics a run may return (the columns of runs.csv after the run's parameters);
+    /// figures and `validate` check column names against them.
+    fn metrics(&self) -> &'static [Named];
+    /// The per-run tables it can write (`[outputs] tables`).
+    fn tables(&self) -> &'static [TableInfo];
     /// Whether the family replays a job trace (`[workload]`); the default is no, and an
     /// experiment that names one for such a family is refused.
     fn replays_job_traces(&self) -> bool {

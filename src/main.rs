@@ -74,6 +74,10 @@ enum Command {
         /// Where to write the figures [default: plots/<name> beside the results/ directory].
         #[arg(long, value_name = "DIR")]
         out: Option<PathBuf>,
+        /// The experiment file whose figures to draw [default: the file the sweep was run from,
+        /// while it exists, else the results directory's copy].
+        #[arg(long, value_name = "FILE")]
+        experiment: Option<PathBuf>,
     },
     /// Show the bundled experiments, platforms and traces, and the families with their
     /// schedulers and parameters.
@@ -167,7 +171,11 @@ fn main() -> ExitCode {
             };
             run(&file, quick, &opts)
         }
-        Command::Plot { results, out } => plot(&results, out),
+        Command::Plot {
+            results,
+            out,
+            experiment,
+        } => plot(&results, out, experiment),
         Command::List { root } => list(&root),
         Command::Validate { file } => validate(&file),
         Command::Merge { dirs, out, no_plots } => merge(&dirs, &out, !no_plots),
@@ -230,6 +238,15 @@ fn run_one(experiment: &experiment::Experiment, opts: &RunOptions) -> Result<()>
         // Records are keyed on the build's simulation code: the reused ones are this build's.
         println!("reused {} records of this build ({})", report.cached, gridsim::BUILD_ID);
     }
+    if !report.stopped.is_empty() {
+        eprintln!(
+            "gridsim: warning: [limits] stopped {} run(s); runs.csv names them in its column `stopped`:",
+            report.stopped.len()
+        );
+        for line in report.stopped.iter().take(10) {
+            eprintln!("  {line}");
+        }
+    }
     if report.complete {
         println!("results: {}", report.results_dir.display());
         if report.written.iter().any(|p| p.starts_with(&report.plots_dir)) {
@@ -247,7 +264,7 @@ fn run_one(experiment: &experiment::Experiment, opts: &RunOptions) -> Result<()>
     Ok(())
 }
 
-fn plot(results: &Path, out: Option<PathBuf>) -> Result<()> {
+fn plot(results: &Path, out: Option<PathBuf>, experiment: Option<PathBuf>) -> Result<()> {
     let name = results
         .file_name()
         .ok_or_else(|| anyhow::anyhow!("{}: not a results directory", results.display()))?;
@@ -260,7 +277,16 @@ fn plot(results: &Path, out: Option<PathBuf>) -> Result<()> {
             None => Path::new("plots").join(name),
         }
     });
-    let written = gridsim::plot::draw_all(results, &plots_dir)?;
+    // Figures are redrawn from the user's file, so that a fixed figure is drawn without a rerun;
+    // the results directory keeps the copy of what ran.
+    let source = gridsim::runner::store::Manifest::read(results)?
+        .source
+        .filter(|s| s.is_file());
+    let figures_from = experiment.or(source);
+    if let Some(file) = &figures_from {
+        eprintln!("gridsim: figures as {} declares them", file.display());
+    }
+    let written = gridsim::plot::draw_all(results, &plots_dir, figures_from.as_deref())?;
     if written.is_empty() {
         println!("{}: the experiment declares no figure", results.display());
     }
@@ -378,6 +404,15 @@ fn list(root: &Path) -> Result<()> {
         println!("  parameters:");
         for p in family.parameters() {
             println!("    {:<20} {}", p.name, p.description);
+        }
+        println!("  metrics (runs.csv):");
+        for m in family.metrics() {
+            println!("    {:<20} {}", m.name, m.description);
+        }
+        println!("  tables ([outputs] tables = [...]):");
+        for t in family.tables() {
+            println!("    {:<20} {}", t.name, t.description);
+            println!("    {:<20} columns: {}", "", t.columns.join(", "));
         }
     }
     Ok(())

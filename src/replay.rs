@@ -143,13 +143,19 @@ pub fn parse(source: &str, text: &str) -> Result<Scenario> {
     for (index, item) in raw.activities.iter().enumerate() {
         // The raw value borrows from `text`, so its address gives its place in the file.
         let offset = (item.get().as_ptr() as usize).saturating_sub(text.as_ptr() as usize);
-        let line = 1 + text.as_bytes()[..offset.min(text.len())].iter().filter(|&&b| b == b'\n').count();
-        let activity = serde_json::from_str(item.get())
-            .map_err(|e| {
-                // Errors found after the object was buffered (the tagged enum) have no line.
-                let e_line = e.line().max(1);
-                anyhow!("{source}:{}: activity {index}: {}", line - 1 + e_line, strip_position(&e))
-            })?;
+        let line = 1 + text.as_bytes()[..offset.min(text.len())]
+            .iter()
+            .filter(|&&b| b == b'\n')
+            .count();
+        let activity = serde_json::from_str(item.get()).map_err(|e| {
+            // Errors found after the object was buffered (the tagged enum) have no line.
+            let e_line = e.line().max(1);
+            anyhow!(
+                "{source}:{}: activity {index}: {}",
+                line - 1 + e_line,
+                strip_position(&e)
+            )
+        })?;
         activities.push(activity);
         activity_lines.push(line);
     }

@@ -154,6 +154,7 @@ where = { program = "fib", replication = 0 }
         key_columns: keys.iter().map(|k| k.to_string()).collect(),
         tables: vec!["steps".into()],
         runs: manifest_runs,
+        source: None,
     }
     .write(dir)
     .unwrap();
@@ -165,7 +166,7 @@ fn bars_and_timeline_are_drawn_from_a_results_directory() {
     let results = tmp.path().join("results/steal");
     hand_built_results(&results);
     let plots = tmp.path().join("plots/steal");
-    let written = gridsim::plot::draw_all(&results, &plots).unwrap();
+    let written = gridsim::plot::draw_all(&results, &plots, None).unwrap();
     let names: Vec<String> = written
         .iter()
         .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
@@ -257,10 +258,11 @@ fn bars_and_timeline_are_drawn_from_a_results_directory() {
     extra[3] = "1".into();
     steps.rows.push(extra);
     steps.write(&results.join("steps.csv")).unwrap();
-    let err = format!("{:#}", gridsim::plot::draw_all(&results, &plots).unwrap_err());
+    let err = format!("{:#}", gridsim::plot::draw_all(&results, &plots, None).unwrap_err());
     assert!(
-        err.contains("experiment.toml: figure 'fig9': column 'replication' varies (0, 1) in the panel scheduler = RS")
-            && err.contains("fix it with `where = { replication = ... }`"),
+        err.contains(
+            "experiment.toml:18: figure 'fig9': column 'replication' varies (0, 1) in the panel scheduler = RS"
+        ) && err.contains("fix it with `where = { replication = ... }`"),
         "{err}"
     );
 }

@@ -124,7 +124,7 @@ fn replay_refuses_negative_amounts_and_names_the_file_and_field() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{stderr}");
     assert!(
-        stderr.contains("s.json: activity 0: field bytes: -1000000 is not a finite number >= 0"),
+        stderr.contains("s.json:1: activity 0: field bytes: -1000000 is not a finite number >= 0"),
         "{stderr}"
     );
     let out = replay(
@@ -133,7 +133,7 @@ fn replay_refuses_negative_amounts_and_names_the_file_and_field() {
     );
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
-        stderr.contains("s.json: activity 0: field host: unknown host 'nobody'"),
+        stderr.contains("s.json:1: activity 0: field host: unknown host 'nobody'"),
         "{stderr}"
     );
 }
@@ -279,4 +279,96 @@ fn a_resumed_sweep_removes_the_temporaries_a_killed_one_left() {
         assert!(!orphan.exists(), "{} is still there", orphan.display());
     }
     assert!(results.join("runs.csv").exists());
+}
+
+/// A two-point bag-of-tasks sweep whose second point would run for ever (2^63 - 1 tasks),
+/// under `limits`.
+fn pathological_sweep(dir: &std::path::Path, limits: &str) -> PathBuf {
+    let platform = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("platforms/data/walfc6.toml");
+    experiment(
+        dir,
+        &format!(
+            "name = \"lim\"\nfamily = \"bot\"\n[platform]\nfile = {:?}\n[params]\n\
+             tasks = [100, 9223372036854775807]\ntask_flops = 1e8\n[limits]\n{limits}\n\
+             [[schedulers]]\nname = \"wq\"\n",
+            platform.display().to_string()
+        ),
+    )
+}
+
+fn run_sweep(dir: &std::path::Path, file: &std::path::Path) -> (bool, String, String) {
+    let out = gridsim()
+        .args(["run", "--no-plots", "--out"])
+        .arg(dir)
+        .arg(file)
+        .output()
+        .unwrap();
+    let runs = std::fs::read_to_string(dir.join("results/lim/runs.csv")).unwrap_or_default();
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+        runs,
+    )
+}
+
+#[test]
+fn a_sweep_with_a_run_that_never_ends_finishes_under_limits_and_names_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = pathological_sweep(dir.path(), "events = 1e6");
+    let (ok, stderr, runs) = run_sweep(dir.path(), &file);
+    assert!(ok, "{stderr}");
+    assert!(stderr.contains("[limits] stopped 1 run(s)"), "{stderr}");
+    let rows: Vec<&str> = runs.lines().collect();
+    assert!(rows[0].ends_with(",events,stopped"), "{runs}");
+    // The sound point is complete; the other has no metric and says why.
+    assert!(rows[1].starts_with("0,100,wq,") && rows[1].ends_with(','), "{runs}");
+    assert!(rows[2].contains(",,,,,"), "{runs}");
+    assert!(
+        rows[2].ends_with("[limits] events = 1000000: stopped after 1003520 events"),
+        "{runs}"
+    );
+    // Resumed under the same limits, nothing runs again; under other limits, the stopped run
+    // does (and only it).
+    let (_, stderr, _) = run_sweep(dir.path(), &file);
+    assert!(!stderr.contains("stopped"), "{stderr}");
+    let file = pathological_sweep(dir.path(), "events = 2e6");
+    let (ok, stderr, runs) = run_sweep(dir.path(), &file);
+    assert!(ok && stderr.contains("1/1 runs done"), "{stderr}");
+    assert!(runs.contains("[limits] events = 2000000: stopped after"), "{runs}");
+}
+
+#[test]
+fn a_wall_clock_budget_stops_a_run_that_would_never_end() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = pathological_sweep(dir.path(), "wall_s = 0.5");
+    let (ok, stderr, runs) = run_sweep(dir.path(), &file);
+    assert!(ok, "{stderr}");
+    assert!(runs.contains("[limits] wall_s = 0.5: stopped after"), "{runs}");
+}
+
+#[test]
+fn limits_that_are_not_numbers_or_out_of_range_are_named() {
+    let dir = tempfile::tempdir().unwrap();
+    for (limits, message) in [
+        (
+            "events = \"many\"",
+            "e.toml:9:10: limits.events: must be a number, not string",
+        ),
+        ("events = 0", "e.toml:9:10: limits.events: must be between 1 and"),
+        (
+            "events = 1.5",
+            "limits.events: must be a whole number of events, not 1.5",
+        ),
+        ("wall_s = -1", "e.toml:9:10: limits.wall_s: must be between 0.001 and"),
+        (
+            "memory = 1",
+            "e.toml:9:1: unknown field `memory`, expected `events` or `wall_s`",
+        ),
+    ] {
+        let file = pathological_sweep(dir.path(), limits);
+        let out = gridsim().arg("validate").arg(&file).output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{stderr}");
+        assert!(stderr.contains(message), "{limits}: {stderr}");
+    }
 }

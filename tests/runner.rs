@@ -14,7 +14,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use gridsim::experiment::{self, Experiment};
-use gridsim::family::{Family, Named, ParamValue, RunOutput, RunSpec, Table};
+use gridsim::family::{Family, Named, ParamValue, RunOutput, RunSpec, Table, TableInfo};
 use gridsim::output::CsvTable;
 use gridsim::runner::{self, RunOptions, Shard};
 use rand::Rng;
@@ -106,6 +106,23 @@ impl Application for ToyApp {
     }
 }
 
+const TOY_METRICS: &[Named] = &[
+    Named {
+        name: "makespan_s",
+        description: "last task end",
+    },
+    Named {
+        name: "mean_end_s",
+        description: "mean task end",
+    },
+];
+
+const TOY_TABLES: &[TableInfo] = &[TableInfo {
+    name: "tasks",
+    description: "per task",
+    columns: &["task", "host", "flops", "end_s"],
+}];
+
 impl Family for Toy {
     fn name(&self) -> &'static str {
         "toy"
@@ -118,6 +135,12 @@ impl Family for Toy {
     }
     fn parameters(&self) -> &'static [Named] {
         TOY_PARAMS
+    }
+    fn metrics(&self) -> &'static [Named] {
+        TOY_METRICS
+    }
+    fn tables(&self) -> &'static [TableInfo] {
+        TOY_TABLES
     }
     fn validate(&self, spec: &RunSpec) -> Result<(), String> {
         let tasks = spec.params.get("tasks").ok_or("parameter 'tasks' is required")?;
@@ -753,7 +776,7 @@ fn figures_are_redrawn_from_the_results_directory_with_labels_and_legend() {
     o.plots = false;
     runner::run(&exp, &o).unwrap();
     let plots = out.path().join("elsewhere");
-    let written = gridsim::plot::draw_all(&out.path().join("results/toy"), &plots).unwrap();
+    let written = gridsim::plot::draw_all(&out.path().join("results/toy"), &plots, None).unwrap();
     assert_eq!(written.len(), 6);
     let png = fs::read(plots.join("makespan.png")).unwrap();
     assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");

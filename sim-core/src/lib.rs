@@ -7,9 +7,11 @@
 //! * [`sharing`]: the max-min solver shared by CPU, network and disks.
 //! * [`network`]: the LV08 network model's parameters.
 //! * [`engine`]: clock, resources and activities; [`app`]: the run loop.
+//! * [`budget`]: a run's resource guards (event budget, stop flag).
 #![warn(missing_docs)]
 
 pub mod app;
+pub mod budget;
 pub mod engine;
 pub mod network;
 pub mod platform;

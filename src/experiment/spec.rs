@@ -44,6 +44,9 @@ pub struct ExperimentSpec {
     /// Which per-run tables to write.
     #[serde(default)]
     pub outputs: OutputsSpec,
+    /// Resource guards of every run (`[limits]`).
+    #[serde(default)]
+    pub limits: LimitsSpec,
     /// Figures to draw.
     #[serde(default)]
     pub figures: Vec<Spanned<FigureSpec>>,
@@ -150,6 +153,19 @@ pub struct OutputsSpec {
     /// Per-run tables the family returns (e.g. `chunks`), each written to `<table>.csv`.
     #[serde(default)]
     pub tables: Vec<Spanned<String>>,
+}
+
+/// `[limits]`: what one run may use before it is stopped and reported (numbers are checked
+/// when the experiment is resolved, so that a wrong type is named in plain words).
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LimitsSpec {
+    /// Engine events per run.
+    #[serde(default)]
+    pub events: Option<Spanned<toml::Value>>,
+    /// Wall-clock seconds per run.
+    #[serde(default)]
+    pub wall_s: Option<Spanned<toml::Value>>,
 }
 
 /// One `[[figures]]` entry.

@@ -12,7 +12,9 @@ use schedulers::bot::{self, registry, BotConfig};
 use sim_core::platform::HostId;
 use sim_core::Engine;
 
-use crate::family::{parameter_names, scheduler_names, Family, Named, ParamValue, RunOutput, RunSpec, Table};
+use crate::family::{
+    declared_table, parameter_names, scheduler_names, Family, Named, ParamValue, RunOutput, RunSpec, TableInfo,
+};
 
 /// The bag-of-tasks master/worker family.
 pub struct BagOfTasks;
@@ -43,6 +45,31 @@ const WORKLOAD: &[Named] = &[
         description: "hosts used, master included (default: all)",
     },
 ];
+
+const METRICS: &[Named] = &[
+    Named {
+        name: "makespan_s",
+        description: "time from the start until the master has every result, s",
+    },
+    Named {
+        name: "chunks",
+        description: "chunks completed",
+    },
+    Named {
+        name: "tasks_done",
+        description: "tasks completed (equals `tasks` unless workers were lost)",
+    },
+    Named {
+        name: "workers_lost",
+        description: "workers whose host went off during the run",
+    },
+];
+
+const TABLES: &[TableInfo] = &[TableInfo {
+    name: "chunks",
+    description: "one row per chunk: its worker, size and dates (sent, started, ended)",
+    columns: &["worker", "host", "size", "first_task", "sent_s", "start_s", "end_s"],
+}];
 
 struct Prepared {
     config: BotConfig,
@@ -146,6 +173,14 @@ impl Family for BagOfTasks {
         parameter_names(&NAMES, WORKLOAD, registry::POLICIES)
     }
 
+    fn metrics(&self) -> &'static [Named] {
+        METRICS
+    }
+
+    fn tables(&self) -> &'static [TableInfo] {
+        TABLES
+    }
+
     fn validate(&self, spec: &RunSpec) -> Result<(), String> {
         prepare(spec).map(|_| ())
     }
@@ -170,7 +205,6 @@ impl Family for BagOfTasks {
                 tables: BTreeMap::new(),
             });
         }
-        let columns = ["worker", "host", "size", "first_task", "sent_s", "start_s", "end_s"];
         let rows = outcome
             .chunks
             .iter()
@@ -186,14 +220,7 @@ impl Family for BagOfTasks {
                 ]
             })
             .collect();
-        let mut tables = BTreeMap::new();
-        tables.insert(
-            "chunks".to_string(),
-            Table {
-                columns: columns.iter().map(|c| c.to_string()).collect(),
-                rows,
-            },
-        );
+        let tables = BTreeMap::from([declared_table(TABLES, "chunks", rows)?]);
         Ok(RunOutput {
             metrics,
             events,

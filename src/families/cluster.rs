@@ -37,7 +37,9 @@ use sim_core::{rng, Engine};
 use traces::info::nearest_rank;
 use traces::synthetic::{HbdLifetime, ParetoMemory, PoissonArrivals, UniformIoRate};
 
-use crate::family::{parameter_names, scheduler_names, Family, Named, ParamValue, RunOutput, RunSpec, Table};
+use crate::family::{
+    declared_table, parameter_names, scheduler_names, Family, Named, ParamValue, RunOutput, RunSpec, TableInfo,
+};
 
 /// The cluster job-stream family.
 pub struct ClusterFamily;
@@ -311,6 +313,92 @@ fn prepare(spec: &RunSpec) -> Result<Prepared, String> {
     })
 }
 
+const METRICS: &[Named] = &[
+    Named {
+        name: "mean_slowdown",
+        description: "mean over jobs of response time / dedicated time",
+    },
+    Named {
+        name: "median_slowdown",
+        description: "median slowdown (nearest rank)",
+    },
+    Named {
+        name: "p95_slowdown",
+        description: "95th percentile slowdown (nearest rank)",
+    },
+    Named {
+        name: "max_slowdown",
+        description: "largest slowdown",
+    },
+    Named {
+        name: "jobs_done",
+        description: "jobs completed",
+    },
+    Named {
+        name: "migrations",
+        description: "job migrations",
+    },
+    Named {
+        name: "hit_rate",
+        description: "buffer cache hits / accesses (0 without accesses)",
+    },
+    Named {
+        name: "page_faults",
+        description: "page faults",
+    },
+    Named {
+        name: "disk_utilisation_mean",
+        description: "disk busy time / makespan, mean over nodes",
+    },
+    Named {
+        name: "disk_utilisation_max",
+        description: "disk busy time / makespan, largest over nodes",
+    },
+    Named {
+        name: "makespan_s",
+        description: "date the last job finished, s",
+    },
+    Named {
+        name: "final_w_io",
+        description: "feedback controller: last I/O weight (feedback policies only)",
+    },
+    Named {
+        name: "final_buffer_mb",
+        description: "feedback controller: last buffer size, MB (feedback policies only)",
+    },
+];
+
+const TABLES: &[TableInfo] = &[
+    TableInfo {
+        name: "slowdown_quantiles",
+        description: "the slowdown at each percentile 1..100 (nearest rank)",
+        columns: &["fraction", "slowdown"],
+    },
+    TableInfo {
+        name: "nodes",
+        description: "per node: disk busy time / makespan",
+        columns: &["node", "disk_utilisation"],
+    },
+    TableInfo {
+        name: "control",
+        description: "the feedback controller's I/O weight and buffer size over time (at most ~1000 points)",
+        columns: &["time_s", "w_io", "buffer_mb"],
+    },
+    TableInfo {
+        name: "jobs",
+        description: "per job: home and final node, arrival, finish, dedicated time and slowdown",
+        columns: &[
+            "job",
+            "home",
+            "node",
+            "arrival_s",
+            "finish_s",
+            "dedicated_s",
+            "slowdown",
+        ],
+    },
+];
+
 impl Family for ClusterFamily {
     fn name(&self) -> &'static str {
         "cluster"
@@ -328,6 +416,14 @@ impl Family for ClusterFamily {
     fn parameters(&self) -> &'static [Named] {
         static NAMES: OnceLock<Vec<Named>> = OnceLock::new();
         parameter_names(&NAMES, MODEL, registry::POLICIES)
+    }
+
+    fn metrics(&self) -> &'static [Named] {
+        METRICS
+    }
+
+    fn tables(&self) -> &'static [TableInfo] {
+        TABLES
     }
 
     fn replays_job_traces(&self) -> bool {
@@ -384,7 +480,7 @@ impl Family for ClusterFamily {
                     vec![ParamValue::Float(q), ParamValue::Float(nearest_rank(&sorted, q))]
                 })
                 .collect();
-            tables.insert("slowdown_quantiles".into(), table(&["fraction", "slowdown"], rows));
+            tables.extend([declared_table(TABLES, "slowdown_quantiles", rows)?]);
         }
         if wants("nodes") {
             let rows = utilisation
@@ -392,7 +488,7 @@ impl Family for ClusterFamily {
                 .enumerate()
                 .map(|(i, u)| vec![ParamValue::Int(i as i64 + 1), ParamValue::Float(*u)])
                 .collect();
-            tables.insert("nodes".into(), table(&["node", "disk_utilisation"], rows));
+            tables.extend([declared_table(TABLES, "nodes", rows)?]);
         }
         if wants("control") {
             // At most ~1000 points: every k-th step and the last.
@@ -410,7 +506,7 @@ impl Family for ClusterFamily {
                     ]
                 })
                 .collect();
-            tables.insert("control".into(), table(&["time_s", "w_io", "buffer_mb"], rows));
+            tables.extend([declared_table(TABLES, "control", rows)?]);
         }
         if wants("jobs") {
             let rows = outcome
@@ -428,33 +524,12 @@ impl Family for ClusterFamily {
                     ]
                 })
                 .collect();
-            tables.insert(
-                "jobs".into(),
-                table(
-                    &[
-                        "job",
-                        "home",
-                        "node",
-                        "arrival_s",
-                        "finish_s",
-                        "dedicated_s",
-                        "slowdown",
-                    ],
-                    rows,
-                ),
-            );
+            tables.extend([declared_table(TABLES, "jobs", rows)?]);
         }
         Ok(RunOutput {
             metrics,
             events: stats.events,
             tables,
         })
-    }
-}
-
-fn table(columns: &[&str], rows: Vec<Vec<ParamValue>>) -> Table {
-    Table {
-        columns: columns.iter().map(|c| c.to_string()).collect(),
-        rows,
     }
 }

@@ -53,7 +53,7 @@ use schedulers::skeleton::pipeline_sim::{measure_grid, simulate, PipelineSim, Se
 use sim_core::platform::{Host, HostId, Link, Platform};
 use sim_core::profile::Profile;
 
-use crate::family::{Family, Named, ParamValue, RunOutput, RunSpec, Table};
+use crate::family::{declared_table, Family, Named, ParamValue, RunOutput, RunSpec, TableInfo};
 
 // ----- parameter helpers ------------------------------------------------------------------------
 
@@ -685,6 +685,166 @@ fn amoget_prepare(spec: &RunSpec) -> Result<(AmogetRun, Candidates), String> {
     ))
 }
 
+const AMOGET_METRICS: &[Named] = &[
+    Named {
+        name: "throughput_ctmc",
+        description: "throughput of the chosen mapping by the CTMC steady state, items/s",
+    },
+    Named {
+        name: "throughput_ctmc_per_min",
+        description: "the same, items/min",
+    },
+    Named {
+        name: "throughput_sim",
+        description: "simulated throughput, mean over batches, items/s",
+    },
+    Named {
+        name: "throughput_sim_per_min",
+        description: "the same, items/min",
+    },
+    Named {
+        name: "throughput_sim_ci95",
+        description: "half-width of the 95% interval of the simulated throughput (batch means), items/s",
+    },
+    Named {
+        name: "ctmc_in_ci95",
+        description: "1 when the CTMC throughput lies in that interval (fixed mapping only)",
+    },
+    Named {
+        name: "relative_difference",
+        description: "(simulated - CTMC) / CTMC (fixed mapping only)",
+    },
+    Named {
+        name: "mean_latency_s",
+        description: "mean time an item spends in the pipeline, s",
+    },
+    Named {
+        name: "makespan_s",
+        description: "date the last item left, s",
+    },
+    Named {
+        name: "states",
+        description: "CTMC states of the chosen mapping (fixed mapping only)",
+    },
+    Named {
+        name: "transitions",
+        description: "CTMC transitions of the chosen mapping (fixed mapping only)",
+    },
+    Named {
+        name: "candidates",
+        description: "mappings evaluated (fixed mapping only)",
+    },
+    Named {
+        name: "chosen_candidate",
+        description: "position of the chosen mapping among the candidates (fixed mapping only)",
+    },
+    Named {
+        name: "throughput_before",
+        description: "amoget-adaptive: output rate before phase_split_s, items/s",
+    },
+    Named {
+        name: "throughput_after",
+        description: "amoget-adaptive: output rate after phase_split_s, items/s",
+    },
+    Named {
+        name: "throughput_before_per_min",
+        description: "the same before, items/min",
+    },
+    Named {
+        name: "throughput_after_per_min",
+        description: "the same after, items/min",
+    },
+    Named {
+        name: "phase_split_s",
+        description: "amoget-adaptive: the date splitting the two phases, s",
+    },
+    Named {
+        name: "decisions",
+        description: "amoget-adaptive: remapping decisions taken",
+    },
+    Named {
+        name: "remaps",
+        description: "amoget-adaptive: remaps deployed",
+    },
+    Named {
+        name: "first_remap_decided_s",
+        description: "amoget-adaptive: date the first remap was decided (NaN: none), s",
+    },
+    Named {
+        name: "first_remap_effective_s",
+        description: "amoget-adaptive: date it took effect, s",
+    },
+    Named {
+        name: "samples",
+        description: "amoget-adaptive: NWS samples recorded",
+    },
+];
+
+const AMOGET_TABLES: &[TableInfo] = &[
+    TableInfo {
+        name: "candidates",
+        description: "fixed mapping: every candidate mapping with its CTMC size, throughput and rank",
+        columns: &[
+            "candidate",
+            "states",
+            "transitions_count",
+            "ctmc_throughput",
+            "rank",
+            "chosen",
+        ],
+    },
+    TableInfo {
+        name: "throughput",
+        description: "fixed mapping: CTMC and simulated throughput side by side",
+        columns: &["source", "throughput_per_s"],
+    },
+    TableInfo {
+        name: "timeline",
+        description: "amoget-adaptive: input and output rates per window of timeline_window_s",
+        columns: &["t_s", "input_rate_per_s", "output_rate_per_s"],
+    },
+    TableInfo {
+        name: "phases",
+        description: "amoget-adaptive: throughput before and after phase_split_s",
+        columns: &[
+            "phase",
+            "from_s",
+            "to_s",
+            "phase_throughput_per_s",
+            "phase_throughput_per_min",
+        ],
+    },
+    TableInfo {
+        name: "remaps",
+        description: "amoget-adaptive: each remap with its dates, mappings and predicted throughputs",
+        columns: &[
+            "decided_s",
+            "effective_s",
+            "from",
+            "to",
+            "ctmc_old",
+            "ctmc_new",
+            "items_before",
+        ],
+    },
+    TableInfo {
+        name: "decisions",
+        description: "amoget-adaptive: each decision with its forecasts and the best mapping",
+        columns: &[
+            "date_s",
+            "samples_used",
+            "forecast_availability",
+            "forecast_la12_ms",
+            "running",
+            "ctmc_running",
+            "best",
+            "ctmc_best",
+            "candidates_solved",
+            "deploy",
+        ],
+    },
+];
+
 impl Family for Amoget {
     fn name(&self) -> &'static str {
         "amoget"
@@ -700,6 +860,14 @@ impl Family for Amoget {
 
     fn parameters(&self) -> &'static [Named] {
         AMOGET_PARAMS
+    }
+
+    fn metrics(&self) -> &'static [Named] {
+        AMOGET_METRICS
+    }
+
+    fn tables(&self) -> &'static [TableInfo] {
+        AMOGET_TABLES
     }
 
     fn validate(&self, spec: &RunSpec) -> Result<(), String> {
@@ -781,45 +949,18 @@ impl Family for Amoget {
                 ]
             })
             .collect();
-        let columns = [
-            "candidate",
-            "states",
-            "transitions_count",
-            "ctmc_throughput",
-            "rank",
-            "chosen",
-        ];
         let mut tables = BTreeMap::new();
-        tables.insert(
-            "candidates".to_string(),
-            Table {
-                columns: columns.iter().map(|c| c.to_string()).collect(),
-                rows,
-            },
-        );
+        tables.extend([declared_table(AMOGET_TABLES, "candidates", rows)?]);
         let rows = vec![
             vec![ParamValue::Str("CTMC".into()), ParamValue::Float(ctmc)],
             vec![ParamValue::Str("simulation".into()), ParamValue::Float(t.mean)],
         ];
-        tables.insert(
-            "throughput".to_string(),
-            Table {
-                columns: vec!["source".into(), "throughput_per_s".into()],
-                rows,
-            },
-        );
+        tables.extend([declared_table(AMOGET_TABLES, "throughput", rows)?]);
         Ok(RunOutput {
             metrics,
             events: out.events,
             tables,
         })
-    }
-}
-
-fn table(columns: &[&str], rows: Vec<Vec<ParamValue>>) -> Table {
-    Table {
-        columns: columns.iter().map(|c| c.to_string()).collect(),
-        rows,
     }
 }
 
@@ -911,10 +1052,7 @@ fn run_adaptive(spec: &RunSpec, run: AmogetRun, candidates: Candidates) -> Resul
             ]
         })
         .collect();
-    tables.insert(
-        "timeline".to_string(),
-        table(&["t_s", "input_rate_per_s", "output_rate_per_s"], rows),
-    );
+    tables.extend([declared_table(AMOGET_TABLES, "timeline", rows)?]);
     let phase = |name: &str, from: f64, to: f64, rate: f64| {
         vec![
             ParamValue::Str(name.into()),
@@ -924,22 +1062,14 @@ fn run_adaptive(spec: &RunSpec, run: AmogetRun, candidates: Candidates) -> Resul
             ParamValue::Float(rate * 60.0),
         ]
     };
-    tables.insert(
-        "phases".to_string(),
-        table(
-            &[
-                "phase",
-                "from_s",
-                "to_s",
-                "phase_throughput_per_s",
-                "phase_throughput_per_min",
-            ],
-            vec![
-                phase("1: before", 0.0, split, before),
-                phase("2: after", split, last_arrival, after),
-            ],
-        ),
-    );
+    tables.extend([declared_table(
+        AMOGET_TABLES,
+        "phases",
+        vec![
+            phase("1: before", 0.0, split, before),
+            phase("2: after", split, last_arrival, after),
+        ],
+    )?]);
     let rows = out
         .switches
         .iter()
@@ -955,21 +1085,7 @@ fn run_adaptive(spec: &RunSpec, run: AmogetRun, candidates: Candidates) -> Resul
             ]
         })
         .collect();
-    tables.insert(
-        "remaps".to_string(),
-        table(
-            &[
-                "decided_s",
-                "effective_s",
-                "from",
-                "to",
-                "ctmc_old",
-                "ctmc_new",
-                "items_before",
-            ],
-            rows,
-        ),
-    );
+    tables.extend([declared_table(AMOGET_TABLES, "remaps", rows)?]);
     let join = |v: Vec<String>| v.join(",");
     let rows = out
         .decisions
@@ -998,24 +1114,7 @@ fn run_adaptive(spec: &RunSpec, run: AmogetRun, candidates: Candidates) -> Resul
             ]
         })
         .collect();
-    tables.insert(
-        "decisions".to_string(),
-        table(
-            &[
-                "date_s",
-                "samples_used",
-                "forecast_availability",
-                "forecast_la12_ms",
-                "running",
-                "ctmc_running",
-                "best",
-                "ctmc_best",
-                "candidates_solved",
-                "deploy",
-            ],
-            rows,
-        ),
-    );
+    tables.extend([declared_table(AMOGET_TABLES, "decisions", rows)?]);
     Ok(RunOutput {
         metrics,
         events: out.outcome.events,
@@ -1316,6 +1415,82 @@ fn alt_prepare(spec: &RunSpec) -> Result<(Arc<Platform>, AltScenario), String> {
     Ok((platform, scenario))
 }
 
+const ALT_METRICS: &[Named] = &[
+    Named {
+        name: "predicted_s",
+        description: "the performance function's predicted total time (eq. 1), s",
+    },
+    Named {
+        name: "predicted_comm_s",
+        description: "its communication part, s",
+    },
+    Named {
+        name: "predicted_comp_s",
+        description: "its computation part, s",
+    },
+    Named {
+        name: "simulated_s",
+        description: "simulated total time, s",
+    },
+    Named {
+        name: "simulated_comm_s",
+        description: "simulated request + reply time, s",
+    },
+    Named {
+        name: "simulated_comp_s",
+        description: "simulated computation time, s",
+    },
+    Named {
+        name: "error_pct",
+        description: "100 x (simulated - predicted) / predicted",
+    },
+    Named {
+        name: "server_index",
+        description: "position of the chosen server",
+    },
+    Named {
+        name: "t_s_s",
+        description: "chosen server's sequential time t_s, s",
+    },
+    Named {
+        name: "t_w_s",
+        description: "chosen server's waiting time t_w, s",
+    },
+    Named {
+        name: "speedup",
+        description: "chosen server's speedup",
+    },
+    Named {
+        name: "t_op_server_s",
+        description: "client's operation time / speedup, s",
+    },
+    Named {
+        name: "applications",
+        description: "applications run",
+    },
+];
+
+const ALT_TABLES: &[TableInfo] = &[
+    TableInfo {
+        name: "times",
+        description: "predicted (eq. 1) and simulated total time side by side",
+        columns: &["curve", "time_s"],
+    },
+    TableInfo {
+        name: "servers",
+        description: "every server with its performance-function inputs and predicted time",
+        columns: &[
+            "server_name",
+            "t_s",
+            "t_w",
+            "speedup",
+            "processors",
+            "predicted_total_s",
+            "chosen",
+        ],
+    },
+];
+
 impl Family for AltSkeletons {
     fn name(&self) -> &'static str {
         "alt"
@@ -1331,6 +1506,14 @@ impl Family for AltSkeletons {
 
     fn parameters(&self) -> &'static [Named] {
         ALT_PARAMS
+    }
+
+    fn metrics(&self) -> &'static [Named] {
+        ALT_METRICS
+    }
+
+    fn tables(&self) -> &'static [TableInfo] {
+        ALT_TABLES
     }
 
     fn validate(&self, spec: &RunSpec) -> Result<(), String> {
@@ -1361,16 +1544,14 @@ impl Family for AltSkeletons {
         put("t_op_server_s", out.t_op_client / server.speedup);
         put("applications", s.applications as f64);
         let mut tables = BTreeMap::new();
-        tables.insert(
-            "times".to_string(),
-            Table {
-                columns: vec!["curve".into(), "time_s".into()],
-                rows: vec![
-                    vec![ParamValue::Str("predicted (eq. 1)".into()), ParamValue::Float(p.total)],
-                    vec![ParamValue::Str("simulated".into()), ParamValue::Float(s.total_s)],
-                ],
-            },
-        );
+        tables.extend([declared_table(
+            ALT_TABLES,
+            "times",
+            vec![
+                vec![ParamValue::Str("predicted (eq. 1)".into()), ParamValue::Float(p.total)],
+                vec![ParamValue::Str("simulated".into()), ParamValue::Float(s.total_s)],
+            ],
+        )?]);
         let inv_rows = (0..out.lookup.servers.len())
             .map(|i| {
                 let srv = &out.lookup.servers[i];
@@ -1386,24 +1567,7 @@ impl Family for AltSkeletons {
                 ]
             })
             .collect();
-        tables.insert(
-            "servers".to_string(),
-            Table {
-                columns: [
-                    "server_name",
-                    "t_s",
-                    "t_w",
-                    "speedup",
-                    "processors",
-                    "predicted_total_s",
-                    "chosen",
-                ]
-                .iter()
-                .map(|c| c.to_string())
-                .collect(),
-                rows: inv_rows,
-            },
-        );
+        tables.extend([declared_table(ALT_TABLES, "servers", inv_rows)?]);
         Ok(RunOutput {
             metrics,
             events: s.events,

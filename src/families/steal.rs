@@ -22,7 +22,9 @@ use schedulers::steal::{self, programs, registry, MessageKind, StealConfig, Stea
 use sim_core::platform::HostId;
 use sim_core::{rng, Engine};
 
-use crate::family::{parameter_names_from, scheduler_names, Family, Named, ParamValue, RunOutput, RunSpec, Table};
+use crate::family::{
+    declared_table, parameter_names_from, scheduler_names, Family, Named, ParamValue, RunOutput, RunSpec, TableInfo,
+};
 
 /// The work-stealing family.
 pub struct StealFamily;
@@ -259,6 +261,110 @@ fn prepare(spec: &RunSpec) -> Result<Prepared, String> {
     })
 }
 
+const METRICS: &[Named] = &[
+    Named {
+        name: "runtime_s",
+        description: "date the program's result is back on PE 0, s",
+    },
+    Named {
+        name: "sequential_s",
+        description: "the program's work on PE 0 alone, s",
+    },
+    Named {
+        name: "sparks",
+        description: "sparks the program creates",
+    },
+    Named {
+        name: "busy_fraction",
+        description: "time PEs ran threads or handled messages / (PEs x runtime)",
+    },
+    Named {
+        name: "blocked_fraction",
+        description: "time PEs had only blocked threads / (PEs x runtime)",
+    },
+    Named {
+        name: "idle_fraction",
+        description: "time PEs had nothing to do / (PEs x runtime)",
+    },
+    Named {
+        name: "threads",
+        description: "threads created, all PEs",
+    },
+    Named {
+        name: "sparks_subsumed",
+        description: "sparks evaluated by their parent thread, all PEs",
+    },
+    Named {
+        name: "sparks_exported",
+        description: "sparks sent to another PE, all PEs",
+    },
+    Named {
+        name: "fishes_sent",
+        description: "FISH messages sent, all PEs",
+    },
+    Named {
+        name: "fishes_failed",
+        description: "FISH messages that came back empty, all PEs",
+    },
+    Named {
+        name: "messages_hello",
+        description: "PEStatic speed-exchange messages",
+    },
+    Named {
+        name: "messages_fish",
+        description: "FISH messages, forwards included",
+    },
+    Named {
+        name: "messages_schedule",
+        description: "SCHEDULE messages",
+    },
+    Named {
+        name: "messages_fetch",
+        description: "FETCH messages",
+    },
+    Named {
+        name: "messages_resume",
+        description: "RESUME messages",
+    },
+    Named {
+        name: "messages_ack",
+        description: "ACK messages",
+    },
+    Named {
+        name: "message_mb",
+        description: "bytes of all messages, MB",
+    },
+];
+
+const TABLES: &[TableInfo] = &[
+    TableInfo {
+        name: "pes",
+        description: "per PE: host, cluster, speed, busy/blocked/idle time and spark, thread and FISH counts",
+        columns: &[
+            "pe",
+            "host",
+            "cluster",
+            "speed_mhz",
+            "busy_s",
+            "blocked_s",
+            "idle_s",
+            "threads",
+            "sparks_created",
+            "sparks_subsumed",
+            "sparks_exported",
+            "sparks_received",
+            "fishes_sent",
+            "fishes_failed",
+            "work_gflop",
+        ],
+    },
+    TableInfo {
+        name: "activity",
+        description: "per PE, the intervals with the same number of runnable threads (the Fig 9 timeline)",
+        columns: &["pe", "start_s", "end_s", "runnable"],
+    },
+];
+
 impl Family for StealFamily {
     fn name(&self) -> &'static str {
         "steal"
@@ -276,6 +382,14 @@ impl Family for StealFamily {
     fn parameters(&self) -> &'static [Named] {
         static NAMES: OnceLock<Vec<Named>> = OnceLock::new();
         parameter_names_from(&NAMES, MODEL, &[programs::PROGRAMS, registry::POLICIES])
+    }
+
+    fn metrics(&self) -> &'static [Named] {
+        METRICS
+    }
+
+    fn tables(&self) -> &'static [TableInfo] {
+        TABLES
     }
 
     fn validate(&self, spec: &RunSpec) -> Result<(), String> {
@@ -362,29 +476,7 @@ impl Family for StealFamily {
                     ]
                 })
                 .collect();
-            tables.insert(
-                "pes".into(),
-                table(
-                    &[
-                        "pe",
-                        "host",
-                        "cluster",
-                        "speed_mhz",
-                        "busy_s",
-                        "blocked_s",
-                        "idle_s",
-                        "threads",
-                        "sparks_created",
-                        "sparks_subsumed",
-                        "sparks_exported",
-                        "sparks_received",
-                        "fishes_sent",
-                        "fishes_failed",
-                        "work_gflop",
-                    ],
-                    rows,
-                ),
-            );
+            tables.extend([declared_table(TABLES, "pes", rows)?]);
         }
         if wants("activity") {
             let rows = outcome
@@ -399,19 +491,12 @@ impl Family for StealFamily {
                     ]
                 })
                 .collect();
-            tables.insert("activity".into(), table(&["pe", "start_s", "end_s", "runnable"], rows));
+            tables.extend([declared_table(TABLES, "activity", rows)?]);
         }
         Ok(RunOutput {
             metrics,
             events: stats.events,
             tables,
         })
-    }
-}
-
-fn table(columns: &[&str], rows: Vec<Vec<ParamValue>>) -> Table {
-    Table {
-        columns: columns.iter().map(|c| c.to_string()).collect(),
-        rows,
     }
 }

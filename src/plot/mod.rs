@@ -346,22 +346,29 @@ pub fn selects_rows(figure: &FigureSpec, table: &CsvTable) -> bool {
         .any(|r| filters.iter().all(|(c, vals)| vals.contains(&r[*c])))
 }
 
-/// Draws every figure of a results directory (declared in its `experiment.toml`) into
-/// `plots_dir`, as `<figure>.svg` and `<figure>.png`. Returns the files written. In quick mode,
-/// figures whose `where` selects no run of the quick subset are skipped.
-pub fn draw_all(results_dir: &Path, plots_dir: &Path) -> Result<Vec<PathBuf>> {
-    let experiment_file = results_dir.join("experiment.toml");
-    let text = std::fs::read_to_string(&experiment_file)
-        .with_context(|| format!("{}: not a gridsim results directory", results_dir.display()))?;
-    let spec = experiment::parse(&experiment_file, &text)?;
+/// Draws every figure of a results directory into `plots_dir`, as `<figure>.svg` and
+/// `<figure>.png`, as the experiment file `figures_from` declares them (default: the results
+/// directory's copy, `experiment.toml`); errors name that file and the figure's line. Returns
+/// the files written. In quick mode, figures whose `where` selects no run of the quick subset
+/// are skipped.
+pub fn draw_all(results_dir: &Path, plots_dir: &Path, figures_from: Option<&Path>) -> Result<Vec<PathBuf>> {
+    let copy = results_dir.join("experiment.toml");
+    let experiment_file = figures_from.unwrap_or(&copy);
+    let text = std::fs::read_to_string(experiment_file).with_context(|| match figures_from {
+        Some(file) => format!("{}: cannot read the experiment file", file.display()),
+        None => format!("{}: not a gridsim results directory", results_dir.display()),
+    })?;
+    let spec = experiment::parse(experiment_file, &text)?;
     let manifest = Manifest::read(results_dir)?;
     let mut written = Vec::new();
     if spec.figures.is_empty() {
         return Ok(written);
     }
     std::fs::create_dir_all(plots_dir).with_context(|| format!("creating {}", plots_dir.display()))?;
-    for figure in &spec.figures {
-        let figure = figure.get_ref();
+    for spanned in &spec.figures {
+        let figure = spanned.get_ref();
+        let line = 1 + text[..spanned.span().start.min(text.len())].matches('\n').count();
+        let located = || format!("{}:{line}", experiment_file.display());
         let source = figure.source.as_ref().map_or("runs", |s| s.get_ref().as_str());
         let csv_name = format!("{source}.csv");
         let table = CsvTable::read(&results_dir.join(&csv_name))?;
@@ -369,7 +376,6 @@ pub fn draw_all(results_dir: &Path, plots_dir: &Path) -> Result<Vec<PathBuf>> {
             // The quick subset does not include what this figure shows.
             continue;
         }
-        let located = || format!("{}", experiment_file.display());
         let kind = figure
             .kind()
             .map_err(|m| anyhow!("figure '{}': {m}", figure.name.get_ref()))

@@ -13,6 +13,7 @@
 //!   [`merge`].
 
 pub mod store;
+mod watchdog;
 
 use std::fs;
 use std::io::IsTerminal;
@@ -26,8 +27,11 @@ use std::time::{Duration, Instant};
 use anyhow::{bail, Context, Result};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rayon::prelude::*;
+use sim_core::budget;
 
+use crate::experiment::limits::RunLimits;
 use crate::experiment::{Experiment, Run};
+use crate::family::check_output;
 use crate::output::write_atomic;
 use store::{Manifest, Record, RECORDS_DIR};
 
@@ -131,6 +135,8 @@ pub struct RunReport {
     pub complete: bool,
     /// Runs of the whole sweep still without a record.
     pub missing: usize,
+    /// The runs of this invocation stopped by `[limits]`: label and why.
+    pub stopped: Vec<String>,
     /// Files written by the merge (CSV) and the figures.
     pub written: Vec<PathBuf>,
 }
@@ -182,12 +188,12 @@ pub fn run(experiment: &Experiment, opts: &RunOptions) -> Result<RunReport> {
     let pending: Vec<&Run> = selected
         .iter()
         .copied()
-        .filter(|r| !Record::exists(&results_dir, &r.fingerprint))
+        .filter(|r| !Record::reusable(&results_dir, &r.fingerprint, experiment.limits))
         .collect();
     let cached = selected.len() - pending.len();
 
     let started = Instant::now();
-    let executed = execute(experiment, &pending, &results_dir, opts)?;
+    let (executed, stopped) = execute(experiment, &pending, &results_dir, opts)?;
     let elapsed = started.elapsed();
 
     let missing: Vec<usize> = experiment
@@ -206,20 +212,27 @@ pub fn run(experiment: &Experiment, opts: &RunOptions) -> Result<RunReport> {
         elapsed,
         complete: missing.is_empty(),
         missing: missing.len(),
+        stopped,
         written: Vec::new(),
     };
     if report.complete {
-        report.written = finalize(&results_dir, &plots_dir, opts.plots)?;
+        // A figure error names the user's file and line, not the results copy.
+        report.written = finalize(&results_dir, &plots_dir, opts.plots, Some(&experiment.file))?;
     }
     Ok(report)
 }
 
 /// Runs `pending` on a pool of `opts.jobs` threads, storing each result as it completes.
-/// Returns how many runs completed; fails with the first run that failed (the others that
-/// completed are stored).
-fn execute(experiment: &Experiment, pending: &[&Run], results_dir: &Path, opts: &RunOptions) -> Result<usize> {
+/// Returns how many runs completed and which of them `[limits]` stopped; fails with the first
+/// run that failed (the others that completed are stored).
+fn execute(
+    experiment: &Experiment,
+    pending: &[&Run],
+    results_dir: &Path,
+    opts: &RunOptions,
+) -> Result<(usize, Vec<String>)> {
     if pending.is_empty() {
-        return Ok(0);
+        return Ok((0, Vec::new()));
     }
     let pool = rayon::ThreadPoolBuilder::new()
         // More threads than runs would only idle.
@@ -242,10 +255,18 @@ fn execute(experiment: &Experiment, pending: &[&Run], results_dir: &Path, opts: 
     let stop = AtomicBool::new(false);
     let completed = AtomicUsize::new(0);
     let failure: Mutex<Option<String>> = Mutex::new(None);
+    let stopped_runs: Mutex<Vec<(usize, String)>> = Mutex::new(Vec::new());
     let key_columns = &experiment.key_columns;
 
     let (finished, reporter_stop) = std::sync::mpsc::channel::<()>();
+    let (watch_finished, watch_stop) = std::sync::mpsc::channel::<()>();
+    let watchdog = watchdog::Watchdog::default();
+    let limits = experiment.limits;
     std::thread::scope(|scope| {
+        if limits.wall_s.is_some() {
+            let (watchdog, watch_stop) = (&watchdog, watch_stop);
+            scope.spawn(move || watchdog.serve(&watch_stop));
+        }
         if let Progress::Lines(every) = opts.progress {
             let (total, completed, start) = (pending.len(), &completed, Instant::now());
             scope.spawn(move || {
@@ -266,18 +287,36 @@ fn execute(experiment: &Experiment, pending: &[&Run], results_dir: &Path, opts: 
                 let label = run.describe(key_columns);
                 bar.set_message(label.clone());
                 let t0 = Instant::now();
-                let outcome = catch_unwind(AssertUnwindSafe(|| experiment.family.run(&run.spec)));
+                let guards = budget::Limits {
+                    max_events: limits.events,
+                    stop: limits.wall_s.map(|w| watchdog.watch(Duration::from_secs_f64(w))),
+                };
+                let outcome = catch_unwind(AssertUnwindSafe(|| {
+                    budget::run_limited(guards, || experiment.family.run(&run.spec))
+                }));
                 let wall = t0.elapsed().as_secs_f64();
                 let stored = match outcome {
-                    Ok(Ok(output)) => match output.metrics.iter().find(|(_, v)| v.is_infinite()) {
-                        // An infinite metric is an overflow, a failed run, never a cell of runs.csv.
-                        // (NaN is how a family writes "not applicable", e.g. a remap time of a run
-                        // that never remaps.)
-                        Some((name, value)) => Err(format!("metric '{name}' is {value}, not a finite number")),
-                        None => Record::new(&run.fingerprint, &output, wall, &experiment.tables)
-                            .and_then(|record| record.write(results_dir).map_err(|e| format!("{e:#}"))),
-                    },
-                    Ok(Err(message)) => Err(message),
+                    // A run stopped by [limits] is a result of the sweep: recorded, reported,
+                    // and the sweep goes on.
+                    Ok(Err(stopped)) => {
+                        let why = stopped_text(&stopped, limits);
+                        let mut list = stopped_runs.lock().unwrap_or_else(|e| e.into_inner());
+                        list.push((run.spec.index, format!("{label}: {why}")));
+                        Record::stopped(&run.fingerprint, &why, limits, stopped.events(), wall)
+                            .write(results_dir)
+                            .map_err(|e| format!("{e:#}"))
+                    }
+                    Ok(Ok(Ok(output))) => check_output(experiment.family, &output).and_then(|()| {
+                        match output.metrics.iter().find(|(_, v)| v.is_infinite()) {
+                            // An infinite metric is an overflow, a failed run, never a cell of
+                            // runs.csv. (NaN is how a family writes "not applicable", e.g. a remap
+                            // time of a run that never remaps.)
+                            Some((name, value)) => Err(format!("metric '{name}' is {value}, not a finite number")),
+                            None => Record::new(&run.fingerprint, &output, wall, &experiment.tables)
+                                .and_then(|record| record.write(results_dir).map_err(|e| format!("{e:#}"))),
+                        }
+                    }),
+                    Ok(Ok(Err(message))) => Err(message),
                     Err(panic) => Err(format!("panicked: {}", panic_text(&panic))),
                 };
                 match stored {
@@ -299,6 +338,7 @@ fn execute(experiment: &Experiment, pending: &[&Run], results_dir: &Path, opts: 
             });
         });
         drop(finished);
+        drop(watch_finished);
     });
     bar.finish_and_clear();
     let done = completed.load(Ordering::SeqCst);
@@ -308,7 +348,22 @@ fn execute(experiment: &Experiment, pending: &[&Run], results_dir: &Path, opts: 
             results_dir.display()
         );
     }
-    Ok(done)
+    let mut stopped = stopped_runs.into_inner().unwrap_or_else(|e| e.into_inner());
+    stopped.sort();
+    Ok((done, stopped.into_iter().map(|(_, text)| text).collect()))
+}
+
+/// Why a run was stopped, for runs.csv's `stopped` column and the summary.
+fn stopped_text(stopped: &budget::Stopped, limits: RunLimits) -> String {
+    match stopped {
+        budget::Stopped::Events { budget, events } => {
+            format!("[limits] events = {budget}: stopped after {events} events")
+        }
+        budget::Stopped::Flag { events } => format!(
+            "[limits] wall_s = {}: stopped after {events} events",
+            limits.wall_s.unwrap_or(f64::NAN)
+        ),
+    }
 }
 
 /// `gridsim: 12/40 runs done (0.50 runs/s), ETA 56 s`, for a log file.
@@ -333,12 +388,18 @@ fn panic_text(payload: &Box<dyn std::any::Any + Send>) -> String {
     }
 }
 
-/// Writes the CSV files of a complete results directory, then its figures into `plots_dir`.
-pub fn finalize(results_dir: &Path, plots_dir: &Path, plots: bool) -> Result<Vec<PathBuf>> {
+/// Writes the CSV files of a complete results directory, then its figures into `plots_dir`,
+/// as `figures_from` declares them (default: the results directory's copy of the experiment).
+pub fn finalize(
+    results_dir: &Path,
+    plots_dir: &Path,
+    plots: bool,
+    figures_from: Option<&Path>,
+) -> Result<Vec<PathBuf>> {
     let manifest = Manifest::read(results_dir)?;
     let mut written = store::write_csvs(results_dir, &manifest)?;
     if plots {
-        written.extend(crate::plot::draw_all(results_dir, plots_dir)?);
+        written.extend(crate::plot::draw_all(results_dir, plots_dir, figures_from)?);
     }
     Ok(written)
 }
@@ -368,7 +429,7 @@ pub fn merge(inputs: &[PathBuf], out_root: &Path, plots: bool) -> Result<MergeRe
     let manifest = Manifest::read(first)?;
     for dir in &inputs[1..] {
         let other = Manifest::read(dir)?;
-        if other != manifest {
+        if !other.same_sweep(&manifest) {
             bail!(
                 "{} holds a different sweep than {} (experiment '{}' with {} runs vs '{}' with {} runs, or the \
                  experiment file changed between shards)",
@@ -412,7 +473,7 @@ pub fn merge(inputs: &[PathBuf], out_root: &Path, plots: bool) -> Result<MergeRe
     let copied = to_copy.len();
     write_atomic(&results_dir.join("experiment.toml"), &experiment_text)?;
     manifest.write(&results_dir)?;
-    let written = finalize(&results_dir, &plots_dir, plots)?;
+    let written = finalize(&results_dir, &plots_dir, plots, None)?;
     Ok(MergeReport {
         results_dir,
         plots_dir,

@@ -23,6 +23,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{anyhow, bail, Context, Result};
 use serde::{Deserialize, Serialize};
 
+use crate::experiment::limits::RunLimits;
 use crate::experiment::Experiment;
 use crate::family::{ParamValue, RunOutput};
 use crate::output::{format_f64, write_atomic, CsvFileWriter, CsvTable};
@@ -52,6 +53,10 @@ pub struct Manifest {
     pub tables: Vec<String>,
     /// Every run, by index.
     pub runs: Vec<ManifestRun>,
+    /// The experiment file the sweep was run from (absolute), whose figures `gridsim plot`
+    /// draws while it exists; not part of what identifies the sweep (see [`Manifest::same_sweep`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<PathBuf>,
 }
 
 /// One run in the manifest.
@@ -85,7 +90,17 @@ impl Manifest {
                     keys: r.keys.clone(),
                 })
                 .collect(),
+            source: std::path::absolute(&experiment.file).ok(),
         }
+    }
+
+    /// Whether `other` describes the same sweep (shards run from another checkout included).
+    pub fn same_sweep(&self, other: &Manifest) -> bool {
+        let sweep = |m: &Manifest| Manifest {
+            source: None,
+            ..m.clone()
+        };
+        sweep(self) == sweep(other)
     }
 
     /// Reads `manifest.json` from a results directory.
@@ -160,6 +175,17 @@ pub struct Record {
     wall_s: String,
     metrics: BTreeMap<String, String>,
     tables: BTreeMap<String, RecordTable>,
+    /// Set when `[limits]` stopped the run: it has no metric and no table.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    stopped: Option<StoppedRun>,
+}
+
+/// Why a run was stopped, and under which limits (a resumed sweep with other limits runs it
+/// again).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+struct StoppedRun {
+    why: String,
+    limits: String,
 }
 
 impl Record {
@@ -204,7 +230,33 @@ impl Record {
                 .map(|(k, v)| (k.clone(), format_f64(*v)))
                 .collect(),
             tables: kept,
+            stopped: None,
         })
+    }
+
+    /// The record of a run that `[limits]` stopped: no metric, no table, the reason.
+    pub fn stopped(fingerprint: &str, why: &str, limits: RunLimits, events: u64, wall_s: f64) -> Record {
+        Record {
+            format: FORMAT,
+            fingerprint: fingerprint.to_string(),
+            events,
+            wall_s: format_f64(wall_s),
+            metrics: BTreeMap::new(),
+            tables: BTreeMap::new(),
+            stopped: Some(StoppedRun {
+                why: why.to_string(),
+                limits: limits.to_string(),
+            }),
+        }
+    }
+
+    /// Whether a valid record of `fingerprint` exists that a sweep under `limits` keeps: a
+    /// complete run, or one stopped under the same limits (other limits may let it finish).
+    pub fn reusable(results_dir: &Path, fingerprint: &str, limits: RunLimits) -> bool {
+        match Record::read(results_dir, fingerprint) {
+            Ok(Some(record)) => record.stopped.map_or(true, |s| s.limits == limits.to_string()),
+            _ => false,
+        }
     }
 
     /// Path of the record of `fingerprint`.
@@ -290,6 +342,11 @@ pub fn write_csvs(results_dir: &Path, manifest: &Manifest) -> Result<Vec<PathBuf
     header.extend(manifest.key_columns.iter().cloned());
     header.extend(metrics.iter().map(|m| m.to_string()));
     header.push("events".into());
+    // Only sweeps with a stopped run have the column: other CSVs keep their shape.
+    let any_stopped = records.iter().any(|r| r.stopped.is_some());
+    if any_stopped {
+        header.push("stopped".into());
+    }
     let mut runs = CsvTable::new(header);
     let mut timing = CsvTable::new(vec!["run".into(), "wall_s".into(), "events_per_s".into()]);
     for (index, (run, record)) in manifest.runs.iter().zip(&records).enumerate() {
@@ -301,6 +358,9 @@ pub fn write_csvs(results_dir: &Path, manifest: &Manifest) -> Result<Vec<PathBuf
                 .map(|m| record.metrics.get(*m).cloned().unwrap_or_default()),
         );
         row.push(record.events.to_string());
+        if any_stopped {
+            row.push(record.stopped.as_ref().map_or(String::new(), |s| s.why.clone()));
+        }
         runs.rows.push(row);
         let wall: f64 = record.wall_s.parse().unwrap_or(f64::NAN);
         timing.rows.push(vec![

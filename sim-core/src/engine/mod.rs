@@ -147,6 +147,8 @@ pub struct Engine {
     links_off: usize,
     notes: VecDeque<Notification>,
     steps: u64,
+    /// Steps already charged to the run's resource guard ([`crate::budget`]).
+    steps_charged: u64,
     stale_events: u64,
     rate_changes: u64,
     changed: Vec<VariableId>,
@@ -192,6 +194,7 @@ impl Engine {
             links_off: 0,
             notes: VecDeque::new(),
             steps: 0,
+            steps_charged: 0,
             stale_events: 0,
             rate_changes: 0,
             changed: Vec::new(),
@@ -420,6 +423,10 @@ impl Engine {
         loop {
             if let Some(note) = self.notes.pop_front() {
                 return Some(note);
+            }
+            if self.steps - self.steps_charged >= crate::budget::CHECK_EVERY {
+                crate::budget::charge(self.steps - self.steps_charged);
+                self.steps_charged = self.steps;
             }
             match self.step(horizon) {
                 Step::Notified(note) => return Some(note),

@@ -1,0 +1,408 @@
+//! Checks of an experiment's `[[figures]]` before anything runs: names, kinds and their
+//! fields, the columns each figure draws (against the sweep's key columns and the metrics and
+//! tables its family declares), and that every varying key column is drawn or fixed, so that a
+//! mistake is reported at its line by `validate` and never after a sweep.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use toml::Spanned;
+
+use super::error::{list, Reporter};
+use super::spec::{FigureKind, FigureSpec};
+use super::{filter_values, is_safe_name, Run};
+use crate::family::Family;
+
+/// The columns of the CSV a figure draws from: runs.csv (run id, key columns, metrics, events)
+/// or a per-run table's CSV (run id, key columns but the seed, the table's columns). `None`
+/// for a source that is not a declared table (reported elsewhere).
+fn source_columns<'a>(family: &'a dyn Family, source: &str, key_columns: &'a [String]) -> Option<Vec<&'a str>> {
+    let keys = key_columns.iter().map(String::as_str);
+    if source == "runs" {
+        let metrics = family.metrics().iter().map(|m| m.name);
+        return Some(
+            std::iter::once("run")
+                .chain(keys)
+                .chain(metrics)
+                .chain(["events"])
+                .collect(),
+        );
+    }
+    let table = family.tables().iter().find(|t| t.name == source)?;
+    let keys = keys.filter(|k| *k != "seed");
+    Some(
+        std::iter::once("run")
+            .chain(keys)
+            .chain(table.columns.iter().copied())
+            .collect(),
+    )
+}
+
+/// Reports every column a figure names that `columns` lacks; true when all exist.
+fn check_columns(
+    rep: &mut Reporter<'_>,
+    fig: &Spanned<FigureSpec>,
+    field: &str,
+    source: &str,
+    columns: &[&str],
+) -> bool {
+    let f = fig.get_ref();
+    let named = [
+        ("x", Some(&f.x)),
+        ("y", Some(&f.y)),
+        ("series", f.series.as_ref()),
+        ("panels", f.panels.as_ref()),
+        ("x_end", f.x_end.as_ref()),
+        ("shade", f.shade.as_ref()),
+    ];
+    let filtered = f.filter.keys().map(|k| ("where", Some(k)));
+    let file = if source == "runs" {
+        "runs.csv".to_string()
+    } else {
+        format!("{source}.csv")
+    };
+    let mut ok = true;
+    for (what, column) in named.into_iter().chain(filtered) {
+        let Some(column) = column else { continue };
+        let name = column.get_ref();
+        if columns.contains(&name.as_str()) {
+            continue;
+        }
+        ok = false;
+        let what = if what == "where" {
+            format!("{field}.where.{name}")
+        } else {
+            format!("{field}.{what}")
+        };
+        rep.error(
+            column.span(),
+            what,
+            format!(
+                "figure '{}': {file} has no column '{name}' (its columns: {})",
+                f.name.get_ref(),
+                list(columns)
+            ),
+        );
+    }
+    ok
+}
+
+/// Checks every figure against the sweep and the family's declared outputs.
+pub(super) fn check_figures(
+    rep: &mut Reporter<'_>,
+    figures: &[Spanned<FigureSpec>],
+    family: &dyn Family,
+    tables: &[String],
+    key_columns: &[String],
+    runs: &[Run],
+    quick: bool,
+) {
+    // Distinct values of each key column over the whole sweep.
+    let mut distinct: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
+    for run in runs {
+        for (c, v) in key_columns.iter().zip(&run.keys) {
+            distinct.entry(c.as_str()).or_default().insert(v.as_str());
+        }
+    }
+    let mut names = BTreeSet::new();
+    for (i, fig) in figures.iter().enumerate() {
+        let f = fig.get_ref();
+        let field = format!("figures[{i}]");
+        let name = f.name.get_ref();
+        if !is_safe_name(name) {
+            rep.error(
+                f.name.span(),
+                format!("{field}.name"),
+                format!("'{name}' cannot name a file (use letters, digits, '-', '_', '.')"),
+            );
+        } else if !names.insert(name.clone()) {
+            rep.error(
+                f.name.span(),
+                format!("{field}.name"),
+                format!("figure name '{name}' is used twice"),
+            );
+        }
+        let source = f.source.as_ref().map_or("runs", |s| s.get_ref().as_str());
+        if source != "runs" && !tables.iter().any(|t| t == source) {
+            let span = f.source.as_ref().map_or(fig.span(), |s| s.span());
+            rep.error(
+                span,
+                format!("{field}.source"),
+                format!(
+                    "'{source}' is neither 'runs' nor a table listed in [outputs] tables ({})",
+                    list(tables)
+                ),
+            );
+        }
+        // An unknown kind is reported once; the checks below then treat the figure as lines.
+        let kind = match f.kind() {
+            Ok(kind) => kind,
+            Err(message) => {
+                let span = f.kind.as_ref().map_or(fig.span(), |k| k.span());
+                rep.error(span, format!("{field}.kind"), format!("figure '{name}': {message}"));
+                FigureKind::Lines
+            }
+        };
+        check_kind_fields(rep, fig, &field, kind, tables, &distinct, quick);
+        // A figure naming a column its CSV will not have is reported here, at the name, and
+        // not also as a varying column it fails to draw (which would point at the wrong one).
+        let columns_exist =
+            source_columns(family, source, key_columns).map_or(true, |c| check_columns(rep, fig, &field, source, &c));
+        let is_key = |c: &str| key_columns.iter().any(|k| k == c);
+        let grouping = [("series", f.series.as_ref()), ("panels", f.panels.as_ref())];
+        if source == "runs" {
+            for (what, col) in grouping {
+                if let Some(col) = col {
+                    if !is_key(col.get_ref()) {
+                        rep.error(
+                            col.span(),
+                            format!("{field}.{what}"),
+                            format!(
+                                "'{}' is not a column that identifies runs (valid: {})",
+                                col.get_ref(),
+                                list(key_columns)
+                            ),
+                        );
+                    }
+                }
+            }
+        }
+        for (k, v) in &f.filter {
+            if source == "runs" && !is_key(k.get_ref()) {
+                rep.error(
+                    k.span(),
+                    format!("{field}.where.{}", k.get_ref()),
+                    format!(
+                        "'{}' is not a column that identifies runs (valid: {})",
+                        k.get_ref(),
+                        list(key_columns)
+                    ),
+                );
+            }
+            match filter_values(v.get_ref()) {
+                None => rep.error(
+                    v.span(),
+                    format!("{field}.where.{}", k.get_ref()),
+                    "must be a value or a list of values",
+                ),
+                // In quick mode a figure whose selection is not run is skipped instead.
+                Some(values) if !quick => {
+                    if let Some(taken) = distinct.get(k.get_ref().as_str()) {
+                        if let Some(absent) = values.iter().find(|v| !taken.contains(v.as_str())) {
+                            rep.error(
+                                v.span(),
+                                format!("{field}.where.{}", k.get_ref()),
+                                format!(
+                                    "no run has {} = {absent} (its values: {})",
+                                    k.get_ref(),
+                                    list(taken.iter().take(10))
+                                ),
+                            );
+                        }
+                    }
+                }
+                Some(_) => {}
+            }
+        }
+        if kind == FigureKind::Timeline {
+            check_timeline_runs(rep, fig, &field, &distinct);
+            continue;
+        }
+        if !columns_exist {
+            continue;
+        }
+        // Every key column that varies must be drawn (x, series, panels) or fixed by `where`.
+        let series = f.series.as_ref().map_or("scheduler", |s| s.get_ref().as_str());
+        let drawn: Vec<&str> = [
+            Some(f.x.get_ref().as_str()),
+            Some(series),
+            f.panels.as_ref().map(|p| p.get_ref().as_str()),
+        ]
+        .into_iter()
+        .flatten()
+        .chain(f.filter.keys().map(|k| k.get_ref().as_str()))
+        .collect();
+        for (column, values) in &distinct {
+            if matches!(*column, "replication" | "seed") || values.len() < 2 || drawn.contains(column) {
+                continue;
+            }
+            rep.error(
+                fig.span(),
+                &field,
+                format!(
+                    "figure '{name}': column '{column}' varies ({}) but is not x, series or panels; fix it with `where = {{ {column} = ... }}`",
+                    list(values.iter().take(5))
+                ),
+            );
+        }
+    }
+}
+
+/// The fields that only some kinds of figure take: each is refused, at its own span when it has
+/// one, on a figure of another kind; a timeline needs `x_end` and a per-run table; a bars
+/// figure's `baseline` must be one of the series values, when the sweep says what they are.
+fn check_kind_fields(
+    rep: &mut Reporter<'_>,
+    fig: &Spanned<FigureSpec>,
+    field: &str,
+    kind: FigureKind,
+    tables: &[String],
+    distinct: &BTreeMap<&str, BTreeSet<&str>>,
+    quick: bool,
+) {
+    let f = fig.get_ref();
+    let name = f.name.get_ref();
+    let kind_name = kind.name();
+    let only_for = [
+        ("x_end", &f.x_end, FigureKind::Timeline),
+        ("shade", &f.shade, FigureKind::Timeline),
+        ("baseline", &f.baseline, FigureKind::Bars),
+    ];
+    for (what, value, allowed) in only_for {
+        if let Some(value) = value {
+            if kind != allowed {
+                rep.error(
+                    value.span(),
+                    format!("{field}.{what}"),
+                    format!(
+                        "figure '{name}': `{what}` applies only to kind = \"{}\" (this figure is \"{kind_name}\")",
+                        allowed.name()
+                    ),
+                );
+            }
+        }
+    }
+    match kind {
+        FigureKind::Lines => {}
+        FigureKind::Bars => {
+            if f.x_log {
+                rep.error(
+                    fig.span(),
+                    format!("{field}.x_log"),
+                    format!("figure '{name}': bars stand on the categories of x, which cannot be logarithmic; remove `x_log`"),
+                );
+            }
+            // In quick mode the baseline may be left out of the subset: the figure is then drawn
+            // without improvements.
+            let Some(baseline) = f.baseline.as_ref().filter(|_| !quick) else {
+                return;
+            };
+            let series = f.series.as_ref().map_or("scheduler", |s| s.get_ref().as_str());
+            // Known only when the series column identifies runs; else checked when drawing.
+            let Some(values) = distinct.get(series) else {
+                return;
+            };
+            let kept = f
+                .filter
+                .iter()
+                .find(|(k, _)| k.get_ref() == series)
+                .and_then(|(_, v)| filter_values(v.get_ref()));
+            let drawn: Vec<&str> = values
+                .iter()
+                .copied()
+                .filter(|v| kept.as_ref().map_or(true, |k| k.iter().any(|x| x == v)))
+                .collect();
+            if !drawn.contains(&baseline.get_ref().as_str()) {
+                rep.error(
+                    baseline.span(),
+                    format!("{field}.baseline"),
+                    format!(
+                        "figure '{name}': baseline '{}' is not a value of the series column '{series}' (its values: {})",
+                        baseline.get_ref(),
+                        list(drawn.iter().take(10))
+                    ),
+                );
+            }
+        }
+        FigureKind::Timeline => {
+            if f.x_end.is_none() {
+                rep.error(
+                    fig.span(),
+                    format!("{field}.x_end"),
+                    format!("figure '{name}': a timeline needs `x_end`, the column where each interval ends (`x` is where it starts)"),
+                );
+            }
+            let source = f.source.as_ref().map_or("runs", |s| s.get_ref().as_str());
+            if source == "runs" {
+                let span = f.source.as_ref().map_or(fig.span(), |s| s.span());
+                rep.error(
+                    span,
+                    format!("{field}.source"),
+                    format!(
+                        "figure '{name}': a timeline draws the intervals of a per-run table; set `source` to a table listed in [outputs] tables ({})",
+                        list(tables)
+                    ),
+                );
+            }
+            if let Some(series) = &f.series {
+                rep.error(
+                    series.span(),
+                    format!("{field}.series"),
+                    format!("figure '{name}': a timeline has no series (one strip per value of `y`, one run per panel); remove `series`"),
+                );
+            }
+            let refused = [
+                (
+                    "error_bars",
+                    f.error_bars.is_some(),
+                    "draws one run, so it has no error bars",
+                ),
+                ("x_log", f.x_log, "has a linear time axis"),
+                ("y_log", f.y_log, "has one strip per value of `y`, not a numeric axis"),
+            ];
+            for (what, set, why) in refused {
+                if set {
+                    rep.error(
+                        fig.span(),
+                        format!("{field}.{what}"),
+                        format!("figure '{name}': a timeline {why}; remove `{what}`"),
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// A timeline draws one run per panel: every key column that varies, replications included,
+/// must be `panels` or fixed by `where` to one value.
+fn check_timeline_runs(
+    rep: &mut Reporter<'_>,
+    fig: &Spanned<FigureSpec>,
+    field: &str,
+    distinct: &BTreeMap<&str, BTreeSet<&str>>,
+) {
+    let f = fig.get_ref();
+    let name = f.name.get_ref();
+    let panels = f.panels.as_ref().map(|p| p.get_ref().as_str());
+    for (column, values) in distinct {
+        // The seed follows from the other key columns (and per-run tables do not hold it).
+        if *column == "seed" || values.len() < 2 || panels == Some(*column) {
+            continue;
+        }
+        let fixed = f
+            .filter
+            .iter()
+            .find(|(k, _)| k.get_ref() == column)
+            .map(|(k, v)| (k, filter_values(v.get_ref())));
+        match fixed {
+            None => rep.error(
+                fig.span(),
+                field,
+                format!(
+                    "figure '{name}': column '{column}' varies ({}) but is not panels, and a timeline draws one run per panel; fix it with `where = {{ {column} = ... }}`",
+                    list(values.iter().take(5))
+                ),
+            ),
+            Some((k, Some(kept))) if kept.len() > 1 => rep.error(
+                k.span(),
+                format!("{field}.where.{column}"),
+                format!(
+                    "figure '{name}': keeps {} values of '{column}' ({}), but a timeline draws one run per panel; keep one, or make '{column}' the panels",
+                    kept.len(),
+                    list(kept.iter().take(5))
+                ),
+            ),
+            // One value (or a malformed entry, reported with the `where` checks).
+            Some(_) => {}
+        }
+    }
+}
