@@ -26,7 +26,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
-use schedulers::bot::{self, registry, BotConfig};
+use schedulers::bot::{self, registry, BotConfig, TaskSizes};
 use sim_core::platform::HostId;
 use sim_core::Engine;
 
@@ -193,6 +193,7 @@ fn main() {
         task_bytes: o.bytes,
         control_bytes: o.control_bytes,
         // Only the count is printed: no per-chunk log, so memory is the engine's.
+        task_sizes: TaskSizes::Equal,
         record_chunks: false,
     };
     // Short runs (a few ms) are timed several times in one process (`--repeat K`): the median

@@ -18,7 +18,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use schedulers::bot::{self, registry, BotConfig};
+use schedulers::bot::{self, registry, BotConfig, TaskSizes};
 use sim_core::platform::{HostId, Platform};
 use sim_core::queue::EventQueue;
 use sim_core::sharing::{MaxMinSystem, Sharing};
@@ -118,6 +118,7 @@ fn bot_full_run(c: &mut Criterion) {
         task_flops: 1e9,
         task_bytes: 1000.0,
         control_bytes: 100.0,
+        task_sizes: TaskSizes::Equal,
         record_chunks: false,
     };
     let params: BTreeMap<String, f64> = [("chunk".to_string(), 1.0)].into_iter().collect();

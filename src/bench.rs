@@ -20,8 +20,8 @@ pub enum BenchCommand {
     /// Example: `gridsim bench engine --pending 10000 --events 20000000`
     Engine {
         /// Pending events in the hold model.
-        #[arg(long, default_value_t = 10_000)]
-        pending: usize,
+        #[arg(long, default_value_t = 10_000, value_parser = clap::value_parser!(u64).range(1..))]
+        pending: u64,
         /// Events to process in each hold-model run.
         #[arg(long, default_value_t = 20_000_000)]
         events: u64,
@@ -36,8 +36,8 @@ pub enum BenchCommand {
         #[arg(long, default_value_t = 200_000)]
         messages: u64,
         /// Concurrent flows in the network scenario.
-        #[arg(long, default_value_t = 200)]
-        flows: usize,
+        #[arg(long, default_value_t = 200, value_parser = clap::value_parser!(u64).range(1..))]
+        flows: u64,
     },
     /// The WAL-FC cluster model: events and jobs per second of one run of each policy on the
     /// six-node cluster, replaying the whole process trace (experiments/wal.toml's defaults).
@@ -92,19 +92,31 @@ pub fn run(command: BenchCommand) -> Result<()> {
             messages,
             flows,
         } => {
-            hold_model(pending, events, repeat.max(1));
+            // ~130 bytes a pending sleep (activity slot, queue entry, growth), measured with
+            // `--pending 10000000`.
+            gridsim::memory::check_fits(&format!("--pending {pending}"), pending.saturating_mul(130))
+                .map_err(anyhow::Error::msg)?;
+            // Fits in memory (checked above), so it fits in usize.
+            hold_model(pending as usize, events, repeat.max(1));
             let platform =
                 platforms::load_platform(&platform).with_context(|| format!("loading {}", platform.display()))?;
-            network_scenario(Arc::new(platform), flows, messages)?;
+            network_scenario(Arc::new(platform), flows as usize, messages)?;
             long_profile_scenario(10, 2.7e7);
             Ok(())
         }
         BenchCommand::Trace { file, scale, repeat } => trace_reading(&file, scale, repeat.max(1)),
-        BenchCommand::Cluster { experiment, repeat } => {
-            first_run_of_each_scheduler("cluster model", &experiment, repeat.max(1), None, "jobs_done", "jobs")
-        }
+        BenchCommand::Cluster { experiment, repeat } => first_run_of_each_scheduler(
+            "cluster model",
+            "cluster",
+            &experiment,
+            repeat.max(1),
+            None,
+            "jobs_done",
+            "jobs",
+        ),
         BenchCommand::Steal { experiment, repeat } => first_run_of_each_scheduler(
             "work-stealing runtime",
+            "steal",
             &experiment,
             repeat.max(1),
             Some(("program", "raytracer")),
@@ -342,8 +354,10 @@ fn trace_reading(file: &std::path::Path, scale: u32, repeat: usize) -> Result<()
 /// `gridsim bench cluster` and `gridsim bench steal`: times the first run of each scheduler
 /// of an experiment (among runs whose parameter `only.0` is `only.1`, when given) and prints
 /// events per second and `metric` (named `unit`) per second.
+#[allow(clippy::too_many_arguments)]
 fn first_run_of_each_scheduler(
     what: &str,
+    family: &str,
     file: &std::path::Path,
     repeat: usize,
     only: Option<(&str, &str)>,
@@ -351,6 +365,18 @@ fn first_run_of_each_scheduler(
     unit: &str,
 ) -> Result<()> {
     let experiment = gridsim::experiment::load(file, false, &gridsim::families::all())?;
+    if experiment.family.name() != family {
+        let text = std::fs::read_to_string(file).unwrap_or_default();
+        let line = text
+            .lines()
+            .position(|l| l.trim_start().starts_with("family"))
+            .map_or(0, |i| i + 1);
+        anyhow::bail!(
+            "{}:{line}: family: this benchmark measures family '{family}', not '{}'",
+            file.display(),
+            experiment.family.name()
+        );
+    }
     println!(
         "{what}: {} (first run of each scheduler{}, median of {repeat})",
         file.display(),

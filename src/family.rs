@@ -11,7 +11,7 @@ use std::sync::{Arc, OnceLock};
 
 use schedulers::registry::PolicyInfo;
 
-use sim_core::platform::Platform;
+use sim_core::platform::{HostId, Platform};
 
 /// A parameter value from an experiment file.
 #[derive(Clone, Debug, PartialEq, PartialOrd)]
@@ -120,6 +120,26 @@ pub struct Named {
     pub description: &'static str,
 }
 
+/// Checks that the platform routes every pair of `pairs` (both ways), so that a deployment
+/// whose hosts cannot talk fails `validate`, not the run. The message names the platform and
+/// both hosts.
+pub fn check_routes(spec: &RunSpec, pairs: impl IntoIterator<Item = (HostId, HostId)>) -> Result<(), String> {
+    let platform = &spec.platform;
+    for (a, b) in pairs {
+        for (src, dst) in [(a, b), (b, a)] {
+            if platform.route(src, dst).is_err() {
+                return Err(format!(
+                    "platform '{}' has no route from host '{}' to host '{}', which the run uses",
+                    spec.platform_name,
+                    platform.host(src).name,
+                    platform.host(dst).name
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
 /// A per-run table a family can write when an experiment lists it in `[outputs] tables`.
 #[derive(Clone, Copy, Debug)]
 pub struct TableInfo {
@@ -201,6 +221,19 @@ pub trait Family: Send + Sync {
     fn metrics(&self) -> &'static [Named];
     /// The per-run tables it can write (`[outputs] tables`).
     fn tables(&self) -> &'static [TableInfo];
+    /// An estimate of the memory one run allocates for what grows with its parameters (e.g.
+    /// a per-task table), with what it is for, naming the parameter: `validate` refuses a run
+    /// that cannot fit in the machine's memory before anything runs. Default: nothing that grows.
+    fn memory_estimate(&self, spec: &RunSpec) -> Option<(u64, String)> {
+        let _ = spec;
+        None
+    }
+    /// Whether a run draws random numbers, so that replications can differ; `validate` and
+    /// `run` warn when an experiment asks for replications of runs that cannot differ.
+    fn draws_random_numbers(&self, spec: &RunSpec) -> bool {
+        let _ = spec;
+        true
+    }
     /// Whether the family replays a job trace (`[workload]`); the default is no, and an
     /// experiment that names one for such a family is refused.
     fn replays_job_traces(&self) -> bool {

@@ -206,21 +206,41 @@ fn run(file: &Path, quick: bool, opts: &RunOptions) -> Result<()> {
 }
 
 /// Runs `file`, then the experiments it includes (each once, whatever the nesting).
-fn run_with_includes(file: &Path, quick: bool, opts: &RunOptions, seen: &mut Vec<PathBuf>) -> Result<()> {
+/// Loads `file` and, depth first, the experiments it includes (each once), into `loaded`: every
+/// file is checked before any sweep starts, so a bad include writes nothing.
+fn load_with_includes(
+    file: &Path,
+    quick: bool,
+    seen: &mut Vec<PathBuf>,
+    loaded: &mut Vec<experiment::Experiment>,
+) -> Result<()> {
     let key = std::fs::canonicalize(file).unwrap_or_else(|_| file.to_path_buf());
     if seen.contains(&key) {
         return Ok(());
     }
     seen.push(key);
     let experiment = experiment::load(file, quick, &families::all())?;
-    run_one(&experiment, opts)?;
-    for include in &experiment.includes {
-        run_with_includes(include, quick, opts, seen)?;
+    let includes = experiment.includes.clone();
+    loaded.push(experiment);
+    for include in &includes {
+        load_with_includes(include, quick, seen, loaded)?;
+    }
+    Ok(())
+}
+
+fn run_with_includes(file: &Path, quick: bool, opts: &RunOptions, seen: &mut Vec<PathBuf>) -> Result<()> {
+    let mut loaded = Vec::new();
+    load_with_includes(file, quick, seen, &mut loaded)?;
+    for experiment in &loaded {
+        run_one(experiment, opts)?;
     }
     Ok(())
 }
 
 fn run_one(experiment: &experiment::Experiment, opts: &RunOptions) -> Result<()> {
+    for warning in &experiment.warnings {
+        eprintln!("gridsim: warning: {warning}");
+    }
     let report = runner::run(experiment, opts)?;
     let name = experiment.dir_name();
     let slice = match opts.shard {
@@ -308,9 +328,12 @@ fn validate_with_includes(file: &Path, seen: &mut Vec<PathBuf>) -> Result<()> {
     }
     seen.push(key);
     let all = families::all();
-    let text = std::fs::read_to_string(file).map_err(|e| anyhow::anyhow!("{}: cannot read: {e}", file.display()))?;
+    let text = platforms::read_text_file(file).map_err(anyhow::Error::msg)?;
     let spec = experiment::parse(file, &text)?;
     let normal = experiment::load_str(file, &text, false, &all)?;
+    for warning in &normal.warnings {
+        eprintln!("gridsim: warning: {warning}");
+    }
     let mut line = format!("{}: ok, {} runs", file.display(), normal.runs.len());
     if spec.quick.is_some() {
         let quick = experiment::load_str(file, &text, true, &all)?;

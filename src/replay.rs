@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::Arc;
 
-use anyhow::{anyhow, Context, Result};
+use anyhow::{anyhow, Result};
 use serde::{Deserialize, Serialize};
 use sim_core::platform::{HostId, Platform};
 use sim_core::{Application, Engine, Notification, SimTime, Simulation};
@@ -33,17 +33,27 @@ pub struct Scenario {
     pub description: Option<String>,
 }
 
-/// The file's shape before its activities are read: each activity is kept as the slice of
-/// text it came from, so that a message about it can name its line.
+/// The file's shape before its parts are read: each part is kept as the slice of text it came
+/// from, so that a message about it can name its line.
 #[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
 struct ScenarioText<'a> {
-    platform: String,
-    #[serde(default)]
-    config: BTreeMap<String, String>,
+    #[serde(borrow)]
+    platform: &'a serde_json::value::RawValue,
+    #[serde(default, borrow)]
+    config: Option<&'a serde_json::value::RawValue>,
     #[serde(borrow)]
     activities: Vec<&'a serde_json::value::RawValue>,
     #[serde(default)]
     description: Option<String>,
+    /// Expected results, read by the agreement tests, not by gridsim.
+    #[serde(default)]
+    #[allow(dead_code)]
+    expected: Option<serde::de::IgnoredAny>,
+    /// Expected results with the optimised full-route model, read by the agreement tests.
+    #[serde(default)]
+    #[allow(dead_code)]
+    expected_optim_full: Option<serde::de::IgnoredAny>,
 }
 
 /// One timed activity of a scenario.
@@ -136,37 +146,138 @@ impl Application for Replay {
 /// Parses scenario text; `source` names the file in messages, which read
 /// `FILE:LINE: activity I: field F: ...`. Does no I/O.
 pub fn parse(source: &str, text: &str) -> Result<Scenario> {
-    let raw: ScenarioText<'_> = serde_json::from_str(text)
-        .map_err(|e| anyhow!("{source}:{}: not a valid scenario: {}", e.line(), strip_position(&e)))?;
+    let raw: ScenarioText<'_> = serde_json::from_str(text).map_err(|e| {
+        let message = strip_position(&e);
+        // A value of the wrong type: name the key it is under.
+        let field = if message.starts_with("invalid type")
+            || message.starts_with("invalid value")
+            || message.starts_with("number out of range")
+        {
+            key_before(text, offset_of(text, e.line(), e.column()))
+        } else {
+            None
+        };
+        match field {
+            Some(key) => anyhow!(
+                "{source}:{}: not a valid scenario: field {key}: {}",
+                e.line(),
+                plain_types(&message)
+            ),
+            None => anyhow!("{source}:{}: not a valid scenario: {}", e.line(), plain_types(&message)),
+        }
+    })?;
+    let line_of = |raw: &serde_json::value::RawValue| line_of(text, raw.get());
+    let platform: String = serde_json::from_str(raw.platform.get()).map_err(|e| {
+        anyhow!(
+            "{source}:{}: field platform: {}",
+            line_of(raw.platform),
+            plain_types(&strip_position(&e))
+        )
+    })?;
+    let mut config = BTreeMap::new();
+    if let Some(cfg) = raw.config {
+        let items: BTreeMap<String, &serde_json::value::RawValue> = serde_json::from_str(cfg.get()).map_err(|e| {
+            anyhow!(
+                "{source}:{}: field config: {}",
+                line_of(cfg),
+                plain_types(&strip_position(&e))
+            )
+        })?;
+        for (key, value) in items {
+            let line = line_of(value);
+            let value: String = serde_json::from_str(value.get()).map_err(|e| {
+                anyhow!(
+                    "{source}:{line}: config: field {key}: {}",
+                    plain_types(&strip_position(&e))
+                )
+            })?;
+            platforms::error::check_setting(&key, &value).map_err(|why| anyhow!("{source}:{line}: config: {why}"))?;
+            config.insert(key, value);
+        }
+    }
     let mut activities = Vec::with_capacity(raw.activities.len());
     let mut activity_lines = Vec::with_capacity(raw.activities.len());
     for (index, item) in raw.activities.iter().enumerate() {
-        // The raw value borrows from `text`, so its address gives its place in the file.
-        let offset = (item.get().as_ptr() as usize).saturating_sub(text.as_ptr() as usize);
-        let line = 1 + text.as_bytes()[..offset.min(text.len())]
-            .iter()
-            .filter(|&&b| b == b'\n')
-            .count();
-        let activity = serde_json::from_str(item.get()).map_err(|e| {
-            // Errors found after the object was buffered (the tagged enum) have no line.
-            let e_line = e.line().max(1);
-            anyhow!(
-                "{source}:{}: activity {index}: {}",
-                line - 1 + e_line,
-                strip_position(&e)
-            )
-        })?;
-        activities.push(activity);
+        let line = line_of(item);
+        activities.push(activity(source, text, index, line, item)?);
         activity_lines.push(line);
     }
     Ok(Scenario {
         source: source.to_string(),
-        platform: raw.platform,
-        config: raw.config,
+        platform,
+        config,
         activities,
         activity_lines,
         description: raw.description,
     })
+}
+
+/// Reads one activity field by field, so that every message names its field.
+fn activity(
+    source: &str,
+    text: &str,
+    index: usize,
+    line: usize,
+    item: &serde_json::value::RawValue,
+) -> Result<ScenarioActivity> {
+    let at = |line: usize| format!("{source}:{line}: activity {index}");
+    let fields: BTreeMap<String, &serde_json::value::RawValue> = serde_json::from_str(item.get()).map_err(|e| {
+        anyhow!(
+            "{}: {}",
+            at(line - 1 + e.line().max(1)),
+            plain_types(&strip_position(&e))
+        )
+    })?;
+    let get = |name: &str| -> Result<&serde_json::value::RawValue> {
+        fields
+            .get(name)
+            .copied()
+            .ok_or_else(|| anyhow!("{}: missing field `{name}`", at(line)))
+    };
+    let string = |name: &str| -> Result<String> {
+        let raw = get(name)?;
+        field_value(raw, name, &at(line_of(text, raw.get())))
+    };
+    let number = |name: &str| -> Result<f64> {
+        let raw = get(name)?;
+        field_value(raw, name, &at(line_of(text, raw.get())))
+    };
+    let kind = string("kind")?;
+    let allowed: &[&str] = match kind.as_str() {
+        "comm" => &["kind", "src", "dst", "bytes", "start"],
+        "exec" => &["kind", "host", "flops", "start"],
+        other => {
+            return Err(anyhow!(
+                "{}: field kind: unknown variant `{other}`, expected `comm` or `exec`",
+                at(line_of(text, get("kind")?.get()))
+            ))
+        }
+    };
+    if let Some((name, raw)) = fields.iter().find(|(name, _)| !allowed.contains(&name.as_str())) {
+        return Err(anyhow!(
+            "{}: unknown field `{name}`, expected one of {}",
+            at(line_of(text, raw.get())),
+            allowed.iter().map(|f| format!("`{f}`")).collect::<Vec<_>>().join(", ")
+        ));
+    }
+    Ok(match kind.as_str() {
+        "comm" => ScenarioActivity::Comm {
+            src: string("src")?,
+            dst: string("dst")?,
+            bytes: number("bytes")?,
+            start: number("start")?,
+        },
+        _ => ScenarioActivity::Exec {
+            host: string("host")?,
+            flops: number("flops")?,
+            start: number("start")?,
+        },
+    })
+}
+
+/// An activity field's value as `T`; the message names the field at `at`.
+fn field_value<T: serde::de::DeserializeOwned>(raw: &serde_json::value::RawValue, name: &str, at: &str) -> Result<T> {
+    serde_json::from_str(raw.get()).map_err(|e| anyhow!("{at}: field {name}: {}", plain_types(&strip_position(&e))))
 }
 
 /// serde_json's message without its " at line L column C" suffix (the line leads the message).
@@ -178,19 +289,77 @@ fn strip_position(e: &serde_json::Error) -> String {
     }
 }
 
+/// The 1-based line where `part`, a slice of `text`, starts.
+fn line_of(text: &str, part: &str) -> usize {
+    // The slice borrows from `text`, so its address gives its place in the file.
+    let offset = (part.as_ptr() as usize).saturating_sub(text.as_ptr() as usize);
+    1 + text.as_bytes()[..offset.min(text.len())]
+        .iter()
+        .filter(|&&b| b == b'\n')
+        .count()
+}
+
+/// The byte offset of a 1-based line and column (serde_json's error position).
+fn offset_of(text: &str, line: usize, column: usize) -> usize {
+    let mut start = 0;
+    for _ in 1..line {
+        match text[start..].find('\n') {
+            Some(i) => start += i + 1,
+            None => return text.len(),
+        }
+    }
+    (start + column).min(text.len())
+}
+
+/// The key of the last `"key":` before `offset`: the member whose value an error is about.
+fn key_before(text: &str, offset: usize) -> Option<String> {
+    let mut end = offset.min(text.len());
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    let before = &text[..end];
+    let mut search = before;
+    loop {
+        let colon = search.rfind(':')?;
+        let head = search[..colon].trim_end();
+        if let Some(head) = head.strip_suffix('"') {
+            let open = head.rfind('"')?;
+            return Some(head[open + 1..].to_string());
+        }
+        search = &search[..colon];
+    }
+}
+
+/// serde's messages name Rust types (`expected f64`); a user reads "a number" (and JSON calls
+/// a map an object).
+fn plain_types(message: &str) -> String {
+    platforms::error::plain_types(message).replace("expected a table", "expected an object")
+}
+
 /// Reads a scenario file and its platform.
 pub fn load(path: &Path) -> Result<(Scenario, Platform)> {
-    let text = std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    let text = platforms::read_text_file(path).map_err(anyhow::Error::msg)?;
     let scenario = parse(&path.display().to_string(), &text)?;
     let dir = path.parent().unwrap_or(Path::new("."));
     let platform_path = dir.join(&scenario.platform);
-    let mut platform = platforms::load_platform(&platform_path)
-        .map_err(|e| anyhow!("{e}"))
-        .with_context(|| format!("{}: platform '{}'", path.display(), scenario.platform))?;
+    let mut platform = platforms::load_platform(&platform_path).map_err(|e| {
+        anyhow!(
+            "{}:{}: field platform: '{}': {e}",
+            path.display(),
+            key_line(&text, "platform"),
+            scenario.platform
+        )
+    })?;
     for (key, value) in &scenario.config {
         platform.config.insert(key.clone(), value.clone());
     }
     Ok((scenario, platform))
+}
+
+/// The line of the top-level key `"key"` (the first occurrence), 1 when not found.
+fn key_line(text: &str, key: &str) -> usize {
+    let quoted = format!("\"{key}\"");
+    text.find(&quoted).map_or(1, |at| 1 + text[..at].matches('\n').count())
 }
 
 /// Runs a scenario in gridsim.

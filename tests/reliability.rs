@@ -372,3 +372,38 @@ fn limits_that_are_not_numbers_or_out_of_range_are_named() {
         assert!(stderr.contains(message), "{limits}: {stderr}");
     }
 }
+
+#[test]
+fn what_cannot_fit_in_memory_is_refused_before_it_starts_with_the_amount() {
+    // Issue 17 item 5: `--pending 2000000000` passed 6 GB in 7 s before being killed.
+    let out = gridsim()
+        .args(["bench", "engine", "--pending", "2000000000", "--repeat", "1"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("--pending 2000000000 would need about 260.0 GB of memory; this machine has"),
+        "{stderr}"
+    );
+    // 2^63 - 1 tasks with the chunks table: accepted before, the table grew ~55 MB/s.
+    let dir = tempfile::tempdir().unwrap();
+    let platform = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("platforms/data/walfc6.toml");
+    let file = experiment(
+        dir.path(),
+        &format!(
+            "name = \"huge\"\nfamily = \"bot\"\n[platform]\nfile = {:?}\n[params]\n\
+             tasks = 9223372036854775807\ntask_flops = 1e8\n[[schedulers]]\nname = \"wq\"\n\
+             [outputs]\ntables = [\"chunks\"]\n",
+            platform.display().to_string()
+        ),
+    );
+    let out = gridsim().arg("validate").arg(&file).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("e.toml:6:1: params.tasks: family 'bot' rejects run")
+            && stderr.contains("the run's chunks table (parameter 'tasks' = 9223372036854775807) would need about"),
+        "{stderr}"
+    );
+}

@@ -112,6 +112,9 @@ pub enum ErrorKind {
     /// A SimGrid feature this importer does not support.
     #[error("not supported: {0}")]
     Unsupported(String),
+    /// A model setting (`network/*`) the engine would refuse.
+    #[error("{0}")]
+    Setting(String),
 }
 
 /// A platform that cannot be loaded.
@@ -157,6 +160,51 @@ impl PlatformError {
             kind,
         }
     }
+}
+
+/// Checks one platform setting as the engine will when it starts: a `network/*` key must be a
+/// setting gridsim knows and its value must suit it; other keys are left to other models.
+/// The message names the setting: `network setting 'network/model': bad value 'SMPI': ...`.
+pub fn check_setting(key: &str, value: &str) -> Result<(), String> {
+    if !key.starts_with("network/") {
+        return Ok(());
+    }
+    let one = std::collections::BTreeMap::from([(key.to_string(), value.to_string())]);
+    sim_core::NetworkParams::from_config(&one)
+        .map(|_| ())
+        .map_err(|e| e.to_string())
+}
+
+/// serde's messages name Rust types (`expected i64`); a user reads "an integer".
+pub fn plain_types(message: &str) -> String {
+    let mut out = message.to_string();
+    for (rust, plain) in [
+        ("expected i64", "expected an integer"),
+        ("expected u64", "expected a non-negative integer"),
+        ("expected i32", "expected an integer"),
+        ("expected u32", "expected a non-negative integer"),
+        ("expected usize", "expected a non-negative integer"),
+        ("expected f64", "expected a number"),
+        ("expected a sequence", "expected a list"),
+        ("expected a map", "expected a table"),
+    ] {
+        out = out.replace(rust, plain);
+    }
+    out
+}
+
+/// The key of the `key = value` line holding `offset` (unquoted), when that line assigns one.
+pub(crate) fn toml_key_at(text: &str, offset: usize) -> Option<String> {
+    let offset = offset.min(text.len());
+    let before = text.get(..offset).unwrap_or("");
+    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    let line = text.get(line_start..)?.lines().next().unwrap_or("");
+    let (key, _) = line.split_once('=')?;
+    let key = key.trim().trim_matches('"');
+    if key.is_empty() || key.starts_with('[') || key.starts_with('#') {
+        return None;
+    }
+    Some(key.to_string())
 }
 
 /// The 1-based line of a byte offset of `text` (offsets past the end count as the end): how

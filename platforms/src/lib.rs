@@ -33,6 +33,21 @@ pub use profile_text::{parse_profile, parse_profile_with_periodicity, ProfilePar
 pub use toml_format::parse_gridsim_toml;
 pub use xml::parse_simgrid_xml;
 
+/// Reads a text file: its contents, or a message naming the file and, for text that is not
+/// UTF-8, the line of the first bad byte (`FILE:LINE: not valid UTF-8 (byte 0xe9)`).
+pub fn read_text_file(path: &Path) -> Result<String, String> {
+    let bytes = std::fs::read(path).map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
+    String::from_utf8(bytes).map_err(|e| {
+        let bad = e.utf8_error().valid_up_to();
+        let line = 1 + e.as_bytes()[..bad].iter().filter(|&&b| b == b'\n').count();
+        format!(
+            "{}:{line}: not valid UTF-8 (byte 0x{:02x})",
+            path.display(),
+            e.as_bytes()[bad]
+        )
+    })
+}
+
 /// Reads the files a platform references (profiles), by the name written in the platform.
 pub trait FileResolver {
     /// The text of the file `name`, or a message saying why it cannot be read.
@@ -61,7 +76,7 @@ pub struct DirFiles(pub PathBuf);
 
 impl FileResolver for DirFiles {
     fn read_to_string(&mut self, name: &str) -> Result<String, String> {
-        std::fs::read_to_string(self.0.join(name)).map_err(|e| e.to_string())
+        read_text_file(&self.0.join(name))
     }
 }
 

@@ -15,7 +15,7 @@ use sim_core::profile::Profile;
 use toml::Spanned;
 
 use crate::builder::{parse_radicals, Builder, ClusterPart, ClusterSpec, LinkPolicy, LinkProfiles};
-use crate::error::{line_at_offset, ErrorKind, Field, PlatformError};
+use crate::error::{check_setting, line_at_offset, plain_types, toml_key_at, ErrorKind, Field, PlatformError};
 use crate::profile_text::parse_profile;
 use crate::units::{self, Quantity};
 use crate::FileResolver;
@@ -192,8 +192,13 @@ pub fn parse_gridsim_toml(text: &str, file: &str, files: &mut dyn FileResolver) 
         file: file.to_string(),
         line: e.span().map(|s| ctx.line(s.start)),
         element: None,
-        field: None,
-        kind: ErrorKind::Toml(e.message().trim().to_string()),
+        // A type error is about the value of one key: name it.
+        field: e
+            .span()
+            .filter(|_| e.message().contains("invalid type") || e.message().contains("invalid value"))
+            .and_then(|s| toml_key_at(text, s.start))
+            .map(Field::Key),
+        kind: ErrorKind::Toml(plain_types(e.message().trim())),
     })?;
     ctx.build(parsed)?;
     Ok(ctx.b.finish())
@@ -434,6 +439,8 @@ impl Ctx<'_> {
                     ))
                 }
             };
+            check_setting(key, &text)
+                .map_err(|why| self.err(value.span(), "config", Some(key), ErrorKind::Setting(why)))?;
             self.b.platform.config.insert(key.clone(), text);
         }
 

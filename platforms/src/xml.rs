@@ -15,7 +15,7 @@ use sim_core::platform::{Disk, DiskModel, Host, NetPoint, Platform, ZoneId, Zone
 use sim_core::profile::Profile;
 
 use crate::builder::{parse_radicals, Builder, ClusterPart, ClusterSpec, Direction, LinkPolicy, LinkProfiles};
-use crate::error::{line_at_offset, ErrorKind, Field, PlatformError};
+use crate::error::{check_setting, line_at_offset, ErrorKind, Field, PlatformError};
 use crate::profile_text::{parse_profile, parse_profile_with_periodicity};
 use crate::units::{self, Quantity};
 use crate::FileResolver;
@@ -395,6 +395,9 @@ impl<'a, 'input> Ctx<'a, 'input> {
                 return Err(self.misplaced(child, node));
             }
             let (id, value) = self.prop(child)?;
+            if let Err(why) = check_setting(&id, &value) {
+                return Err(self.err_at(child, None, ErrorKind::Setting(why)));
+            }
             self.b.platform.config.insert(id, value);
         }
         Ok(())

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use proptest::prelude::*;
-use schedulers::bot::{self, registry, BotConfig};
+use schedulers::bot::{self, registry, BotConfig, TaskSizes};
 use sim_core::platform::{Host, HostId, Link, Platform};
 use sim_core::{Engine, NetworkParams};
 
@@ -56,7 +56,7 @@ proptest! {
         let bws: Vec<_> = workers.iter().map(|w| w.1).collect();
         let lats: Vec<_> = workers.iter().map(|w| w.2).collect();
         let (platform, master, hosts) = star(&speeds, &bws, &lats);
-        let config = BotConfig { master, workers: hosts, tasks: n, task_flops: flops, task_bytes: bytes, control_bytes: 100.0, record_chunks: true };
+        let config = BotConfig { master, workers: hosts, tasks: n, task_flops: flops, task_bytes: bytes, control_bytes: 100.0, task_sizes: TaskSizes::Equal, record_chunks: true };
         let name = registry::POLICIES[policy].name;
         let policy = registry::build(name, &BTreeMap::new()).unwrap();
         let engine = Engine::new(Arc::new(platform)).unwrap();
@@ -85,6 +85,7 @@ fn single_worker_work_queue_makespan_in_closed_form() {
         task_flops: 1e8,
         task_bytes: 1000.0,
         control_bytes: 100.0,
+        task_sizes: TaskSizes::Equal,
         record_chunks: true,
     };
     let engine = Engine::with_params(Arc::new(platform), NetworkParams::raw());
@@ -114,6 +115,7 @@ fn without_the_chunk_log_the_run_is_the_same() {
             task_flops: 1e8,
             task_bytes: 1000.0,
             control_bytes: 100.0,
+            task_sizes: TaskSizes::Equal,
             record_chunks,
         };
         let engine = Engine::with_params(Arc::new(platform), NetworkParams::lv08());

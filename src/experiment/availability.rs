@@ -109,13 +109,24 @@ pub(crate) fn apply(
     let Some(parsed) = parse(rep, spec, &resolved, &bytes, AvailabilityOptions { offset_s, gaps }) else {
         return;
     };
-    if matches!(parsed, Parsed::Every(_)) && (a.map.is_some() || a.gaps.is_some() || a.offset_s.is_some()) {
-        rep.error(
-            spec.span(),
-            "platform.availability",
-            "`map`, `gaps` and `offset_s` apply to an FTA trace; a SimGrid profile goes to every receiving host as it is",
-        );
-        return;
+    if matches!(parsed, Parsed::Every(_)) {
+        // Located at the first FTA-only key given, in file order.
+        let fta_only = [
+            ("map", a.map.as_ref().map(|m| m.span())),
+            ("gaps", a.gaps.as_ref().map(|g| g.span())),
+            ("offset_s", a.offset_s.as_ref().map(|o| o.span())),
+        ]
+        .into_iter()
+        .filter_map(|(key, span)| span.map(|s| (key, s)))
+        .min_by_key(|(_, s)| s.start);
+        if let Some((key, span)) = fta_only {
+            rep.error(
+                span,
+                format!("platform.availability.{key}"),
+                "`map`, `gaps` and `offset_s` apply to an FTA trace; a SimGrid profile goes to every receiving host as it is",
+            );
+            return;
+        }
     }
     let mut hash = StableHasher::new();
     hash.bytes(&bytes);
@@ -219,10 +230,21 @@ fn parse(
             Ok(avail) => Some(Parsed::Nodes(
                 avail.nodes.into_iter().map(|n| (n.node_name, n.profile)).collect(),
             )),
-            Err(e) => {
-                rep.error(a.trace.span(), field, format!("{:#}", located(resolved, &e)));
-                None
-            }
+            Err(e) => match &a.offset_s {
+                // An offset beyond the trace's end: the culprit is `offset_s`, not the trace.
+                Some(o) if e.line == 0 && e.message.contains("past the trace's end") => {
+                    rep.error(
+                        o.span(),
+                        "platform.availability.offset_s",
+                        format!("{} (trace '{}')", e.message, resolved.display()),
+                    );
+                    None
+                }
+                _ => {
+                    rep.error(a.trace.span(), field, format!("{:#}", located(resolved, &e)));
+                    None
+                }
+            },
         }
     } else {
         let mut text = String::new();

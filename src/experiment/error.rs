@@ -22,6 +22,10 @@ pub struct Diagnostic {
 impl fmt::Display for Diagnostic {
     /// `FILE:LINE:COLUMN: FIELD: MESSAGE`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.file.as_os_str().is_empty() {
+            // A message that names its file itself (a file that cannot be read).
+            return write!(f, "{}", self.message);
+        }
         write!(f, "{}", self.file.display())?;
         if self.line > 0 {
             write!(f, ":{}:{}", self.line, self.column)?;
@@ -98,6 +102,27 @@ impl<'a> Reporter<'a> {
         });
     }
 
+    /// The span of the line assigning `key` inside `within` (a table's span), for fields that
+    /// carry no span of their own (booleans); `within` when there is none.
+    pub(crate) fn key_span(&self, within: Range<usize>, key: &str) -> Range<usize> {
+        let Some(region) = self.text.get(within.clone()) else {
+            return within;
+        };
+        let mut offset = within.start;
+        for line in region.split_inclusive('\n') {
+            let trimmed = line.trim_start();
+            let assigns = trimmed
+                .strip_prefix(key)
+                .is_some_and(|rest| rest.trim_start().starts_with('='));
+            if assigns {
+                let start = offset + (line.len() - trimmed.len());
+                return start..start + key.len();
+            }
+            offset += line.len();
+        }
+        within
+    }
+
     pub(crate) fn has_errors(&self) -> bool {
         !self.diagnostics.is_empty()
     }
@@ -124,10 +149,10 @@ pub fn line_column(text: &str, offset: usize) -> (usize, usize) {
 /// A TOML syntax or type error as a diagnostic (`FILE:LINE:COLUMN: message`).
 pub(crate) fn from_toml(file: &Path, text: &str, err: &toml::de::Error) -> ExperimentError {
     let (line, column) = err.span().map_or((0, 0), |s| line_column(text, s.start));
-    let message = plain_types(err.message().trim());
+    let message = platforms::error::plain_types(err.message().trim());
     // Type errors do not say which key they are about; syntax errors and unknown or missing
     // fields already do (or concern no key).
-    let is_type_error = ["invalid type", "invalid value", "invalid length"]
+    let is_type_error = ["invalid type", "invalid value", "invalid length", "number too large"]
         .iter()
         .any(|p| message.starts_with(p));
     let field = match err.span() {
@@ -145,47 +170,55 @@ pub(crate) fn from_toml(file: &Path, text: &str, err: &toml::de::Error) -> Exper
     }
 }
 
-/// serde's messages name Rust types (`expected i64`); a user reads "an integer".
-fn plain_types(message: &str) -> String {
-    let mut out = message.to_string();
-    for (rust, plain) in [
-        ("expected i64", "expected an integer"),
-        ("expected u64", "expected a non-negative integer"),
-        ("expected i32", "expected an integer"),
-        ("expected u32", "expected a non-negative integer"),
-        ("expected usize", "expected a non-negative integer"),
-        ("expected f64", "expected a number"),
-        ("expected a sequence", "expected a list"),
-        ("expected a map", "expected a table"),
-    ] {
-        out = out.replace(rust, plain);
-    }
-    out
-}
-
-/// The dotted key of the `key = value` line holding `offset`, with the `[table]` above it
-/// (`workload.window_s`); empty when the line assigns nothing.
+/// The dotted key of the `key = value` entry holding `offset` (a value may span lines), with
+/// the `[table]` or the `[[array]]` entry above it (`workload.window_s`, `figures[1].x_log`);
+/// empty when no entry holds it.
 fn field_at(text: &str, offset: usize) -> String {
     let offset = offset.min(text.len());
     let before = text.get(..offset).unwrap_or("");
     let line_start = before.rfind('\n').map_or(0, |i| i + 1);
-    let line = text[line_start..].lines().next().unwrap_or("");
-    let Some((key, _)) = line.split_once('=') else {
+    let current = text[line_start..].lines().next().unwrap_or("");
+    // The entry's first line: this one, or the nearest above (a multi-line value), never
+    // across a table header.
+    let mut above = before[..line_start].lines().rev().map(str::trim);
+    let entry = std::iter::once(current.trim())
+        .chain(above.by_ref())
+        .take_while(|l| !l.starts_with('['))
+        .find(|l| !l.starts_with('#') && l.contains('='));
+    let Some((key, _)) = entry.and_then(|l| l.split_once('=')) else {
         return String::new();
     };
     let key = key.trim().trim_matches('"');
-    if key.is_empty() || key.starts_with('[') || key.starts_with('#') {
+    if key.is_empty() {
         return String::new();
     }
-    let table = before[..line_start]
+    let header_lines: Vec<&str> = before[..line_start]
         .lines()
-        .rev()
         .map(str::trim)
-        .find(|l| l.starts_with('['))
-        .map(|l| l.trim_matches(|c| c == '[' || c == ']').trim().to_string());
-    match table {
-        Some(t) if !t.is_empty() => format!("{t}.{key}"),
-        _ => key.to_string(),
+        .filter(|l| l.starts_with('['))
+        .collect();
+    let Some(header) = header_lines.last() else {
+        return key.to_string();
+    };
+    let table = if let Some(name) = header.strip_prefix("[[") {
+        // The k-th entry of an array of tables: count its headers so far.
+        let name = name.trim_end_matches(']').trim();
+        let index = header_lines
+            .iter()
+            .filter(|h| {
+                h.strip_prefix("[[")
+                    .is_some_and(|n| n.trim_end_matches(']').trim() == name)
+            })
+            .count()
+            - 1;
+        format!("{name}[{index}]")
+    } else {
+        header.trim_matches(|c| c == '[' || c == ']').trim().to_string()
+    };
+    if table.is_empty() {
+        key.to_string()
+    } else {
+        format!("{table}.{key}")
     }
 }
 

@@ -276,7 +276,7 @@ fn check_kind_fields(
         FigureKind::Bars => {
             if f.x_log {
                 rep.error(
-                    fig.span(),
+                    rep.key_span(fig.span(), "x_log"),
                     format!("{field}.x_log"),
                     format!("figure '{name}': bars stand on the categories of x, which cannot be logarithmic; remove `x_log`"),
                 );
@@ -352,7 +352,7 @@ fn check_kind_fields(
             for (what, set, why) in refused {
                 if set {
                     rep.error(
-                        fig.span(),
+                        rep.key_span(fig.span(), what),
                         format!("{field}.{what}"),
                         format!("figure '{name}': a timeline {why}; remove `{what}`"),
                     );

@@ -23,7 +23,6 @@ pub mod spec;
 pub mod workload;
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::fs;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -127,6 +126,9 @@ pub struct Experiment {
     pub runs: Vec<Run>,
     /// The experiment files `includes` names, resolved against this file's directory.
     pub includes: Vec<PathBuf>,
+    /// What is allowed but probably not meant, `FILE:LINE:COLUMN: field: message`
+    /// (`validate` and `run` print them).
+    pub warnings: Vec<String>,
 }
 
 impl Experiment {
@@ -174,13 +176,14 @@ struct Sched {
 /// Reads, checks and expands an experiment file. `families` is the registry to resolve
 /// `family` against (the binary passes [`crate::families::all`]); `quick` applies `[quick]`.
 pub fn load(path: &Path, quick: bool, families: &[&'static dyn Family]) -> Result<Experiment, ExperimentError> {
-    let text = fs::read_to_string(path).map_err(|e| ExperimentError {
+    let text = platforms::read_text_file(path).map_err(|message| ExperimentError {
         diagnostics: vec![Diagnostic {
-            file: path.to_path_buf(),
+            // The message names the file (and the line of a bad byte) itself.
+            file: PathBuf::new(),
             line: 0,
             column: 0,
             field: String::new(),
-            message: format!("cannot read experiment file: {e}"),
+            message,
         }],
     })?;
     load_str(path, &text, quick, families)
@@ -533,11 +536,23 @@ fn resolve(
         );
         return None;
     }
+    // Each expanded run holds its parameters, keys and fingerprint (~1.5 kB measured on a
+    // 4.8-million-run sweep): refuse a sweep whose expansion alone cannot fit.
+    const RUN_BYTES: u64 = 1536;
+    if let Err(message) = crate::memory::check_fits(
+        &format!("expanding the sweep's {total} runs"),
+        (total as u64).saturating_mul(RUN_BYTES),
+    ) {
+        rep.file_error("", message);
+        return None;
+    }
     if total == 0 {
-        rep.file_error(
-            "",
-            "the sweep expands to no run (every scheduler was removed by [quick].schedulers)",
-        );
+        let quick_schedulers = spec.quick.as_ref().map(|q| rep.key_span(q.span(), "schedulers"));
+        let message = "the sweep expands to no run (every scheduler was removed by [quick].schedulers)";
+        match quick_schedulers {
+            Some(span) => rep.error(span, "quick.schedulers", message),
+            None => rep.file_error("", message),
+        }
         return None;
     }
 
@@ -628,9 +643,18 @@ fn resolve(
     }
 
     // Every run through the family's own checks; failures located at the parameter they name.
+    let platform_spec = spec.platform.get_ref();
+    let platform_at = match (&platform_spec.file, &platform_spec.generator) {
+        (Some(file), _) => ("platform.file".to_string(), file.span()),
+        (None, Some(generator)) => ("platform.generator".to_string(), generator.span()),
+        (None, None) => ("platform".to_string(), spec.platform.span()),
+    };
     let mut seen_messages = BTreeSet::new();
     for run in &runs {
-        if let Err(message) = family.validate(&run.spec) {
+        let fits = family.memory_estimate(&run.spec).map_or(Ok(()), |(bytes, what)| {
+            crate::memory::check_fits(&format!("the run's {what}"), bytes)
+        });
+        if let Err(message) = family.validate(&run.spec).and(fits) {
             if !seen_messages.insert(message.clone()) {
                 continue;
             }
@@ -638,7 +662,7 @@ fn resolve(
                 .iter()
                 .find(|s| s.label == run.label)
                 .expect("run of a known scheduler");
-            let (field, span) = locate_param_message(&message, sched, &workload);
+            let (field, span) = locate_param_message(&message, sched, &workload, &platform_at);
             rep.error(
                 span,
                 field,
@@ -652,6 +676,21 @@ fn resolve(
                 break;
             }
         }
+    }
+
+    // Replications of runs that cannot differ would give intervals of zero width.
+    let mut warnings = Vec::new();
+    if replications > 1 && !runs.iter().any(|r| family.draws_random_numbers(&r.spec)) {
+        let (line, column) = spec
+            .replications
+            .as_ref()
+            .map_or((0, 0), |r| rep.locate(r.span().start));
+        warnings.push(format!(
+            "{}:{line}:{column}: replications: {replications} replications of runs that draw no random \
+             number are identical (their 95% intervals have zero width): give the runs a source of \
+             variability (see `gridsim list`, e.g. the bag-of-tasks family's task_cv) or set replications = 1",
+            path.display()
+        ));
     }
 
     // Included experiments: they must exist (each is checked when it is loaded itself).
@@ -699,6 +738,7 @@ fn resolve(
         key_columns,
         runs,
         includes,
+        warnings,
     })
 }
 
@@ -811,7 +851,14 @@ fn product(params: &[Param]) -> Vec<Vec<ParamValue>> {
 
 /// Where a family's validation message points: the parameter it names (as a whole word),
 /// preferring the run's scheduler parameters, else the scheduler entry.
-fn locate_param_message(message: &str, sched: &Sched, workload: &[Param]) -> (String, Range<usize>) {
+/// Where a family's message about a run belongs: the parameter it names, else the platform
+/// when it is about the platform, else the scheduler.
+fn locate_param_message(
+    message: &str,
+    sched: &Sched,
+    workload: &[Param],
+    platform_at: &(String, Range<usize>),
+) -> (String, Range<usize>) {
     let mut candidates: Vec<&Param> = sched.params.iter().chain(workload.iter()).collect();
     // Longer names first, so `task_flops` wins over `task`.
     candidates.sort_by_key(|p| std::cmp::Reverse(p.name.len()));
@@ -819,6 +866,9 @@ fn locate_param_message(message: &str, sched: &Sched, workload: &[Param]) -> (St
         if contains_word(message, &p.name) {
             return (p.field.clone(), p.span.clone());
         }
+    }
+    if contains_word(message, "platform") {
+        return platform_at.clone();
     }
     (format!("{}.name", sched.field), sched.span.clone())
 }

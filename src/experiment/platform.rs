@@ -221,37 +221,95 @@ fn generated(
                     content_hash: h.finish(),
                 });
             }
-            Err(message) => {
-                rep.error(
-                    generator.span(),
-                    "platform.generator",
-                    format!("cannot generate {label}: {message}"),
-                );
+            Err((culprits, message)) => {
+                // Located at the first culprit parameter the user gave, else at `generator`
+                // (a default value cannot be wrong on its own).
+                let at = culprits
+                    .iter()
+                    .find_map(|c| params.iter().find(|p| p.name == *c))
+                    .map_or((generator.span(), "platform.generator".to_string()), |p| {
+                        (p.span.clone(), p.field.clone())
+                    });
+                rep.error(at.0, at.1, format!("cannot generate {label}: {message}"));
             }
         }
     }
     (entries, axis)
 }
 
-fn get_f64(given: &BTreeMap<&str, &ParamValue>, name: &str, default: Option<f64>) -> Result<f64, String> {
+/// A generator failure: the parameters it may be about (the first one given is blamed), and
+/// the message.
+type GenError = (Vec<&'static str>, String);
+
+fn get_f64(given: &BTreeMap<&str, &ParamValue>, name: &'static str, default: Option<f64>) -> Result<f64, GenError> {
     match given.get(name) {
         Some(v) => v
             .as_f64()
-            .ok_or_else(|| format!("parameter '{name}' must be a number, not '{v}'")),
-        None => default.ok_or_else(|| format!("parameter '{name}' is required")),
+            .ok_or_else(|| (vec![name], format!("parameter '{name}' must be a number, not '{v}'"))),
+        None => default.ok_or_else(|| (vec![name], format!("parameter '{name}' is required"))),
     }
 }
 
-fn get_u64(given: &BTreeMap<&str, &ParamValue>, name: &str, default: Option<u64>) -> Result<u64, String> {
+fn get_u64(given: &BTreeMap<&str, &ParamValue>, name: &'static str, default: Option<u64>) -> Result<u64, GenError> {
     match given.get(name) {
-        Some(v) => v
-            .as_u64()
-            .ok_or_else(|| format!("parameter '{name}' must be a non-negative integer, not '{v}'")),
-        None => default.ok_or_else(|| format!("parameter '{name}' is required")),
+        Some(v) => v.as_u64().ok_or_else(|| {
+            (
+                vec![name],
+                format!("parameter '{name}' must be a non-negative integer, not '{v}'"),
+            )
+        }),
+        None => default.ok_or_else(|| (vec![name], format!("parameter '{name}' is required"))),
     }
 }
 
-fn random_grid(given: &BTreeMap<&str, &ParamValue>) -> Result<Platform, String> {
+/// The parameters a [`platforms::GeneratorError`] is about, from the names the generators
+/// use in their messages (`hosts must be at least 1`, `speed_flops range (2, 1)`, `bw = 0`).
+fn culprits(message: &str) -> Vec<&'static str> {
+    let first = message
+        .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .find(|w| !w.is_empty())
+        .unwrap_or("");
+    let min_max = |hi: f64, min: &'static str, max: &'static str| {
+        // An infinite upper end blames the maximum; a bad lower end or an inverted range the
+        // minimum.
+        if hi.is_finite() {
+            vec![min, max]
+        } else {
+            vec![max, min]
+        }
+    };
+    let hi = || -> f64 {
+        let inner = message
+            .rsplit_once('(')
+            .and_then(|(_, r)| r.strip_suffix(')'))
+            .unwrap_or("");
+        inner
+            .split(',')
+            .nth(1)
+            .and_then(|t| t.trim().parse::<f64>().ok())
+            .unwrap_or(f64::NAN)
+    };
+    match first {
+        "hosts" | "a" if message.contains("host") => vec!["hosts"],
+        "cores" => vec!["cores"],
+        "speed_flops" => min_max(hi(), "speed_flops_min", "speed_flops_max"),
+        "bandwidth" => min_max(hi(), "bandwidth_bytes_per_s_min", "bandwidth_bytes_per_s_max"),
+        "latency" => min_max(hi(), "latency_s_min", "latency_s_max"),
+        "speed" => vec!["speed_flops"],
+        "bw" => vec!["bandwidth_bytes_per_s"],
+        "lat" => vec!["latency_s"],
+        "bb_bw" => vec!["backbone_bandwidth_bytes_per_s"],
+        "bb_lat" => vec!["backbone_latency_s"],
+        _ if message.contains("extra links") => vec!["extra_links", "hosts"],
+        _ => Vec::new(),
+    }
+}
+
+fn generator_error(e: platforms::GeneratorError) -> GenError {
+    (culprits(&e.0), e.to_string())
+}
+
+fn random_grid(given: &BTreeMap<&str, &ParamValue>) -> Result<Platform, GenError> {
     let d = RandomGridParams::default();
     let cores = get_u64(given, "cores", Some(d.cores as u64))?;
     let params = RandomGridParams {
@@ -260,7 +318,7 @@ fn random_grid(given: &BTreeMap<&str, &ParamValue>) -> Result<Platform, String> 
             get_f64(given, "speed_flops_min", Some(d.speed_flops.0))?,
             get_f64(given, "speed_flops_max", Some(d.speed_flops.1))?,
         ),
-        cores: u32::try_from(cores).map_err(|_| format!("parameter 'cores' is too large: {cores}"))?,
+        cores: u32::try_from(cores).map_err(|_| (vec!["cores"], format!("parameter 'cores' is too large: {cores}")))?,
         bandwidth: (
             get_f64(given, "bandwidth_bytes_per_s_min", Some(d.bandwidth.0))?,
             get_f64(given, "bandwidth_bytes_per_s_max", Some(d.bandwidth.1))?,
@@ -272,16 +330,22 @@ fn random_grid(given: &BTreeMap<&str, &ParamValue>) -> Result<Platform, String> 
         extra_links: get_u64(given, "extra_links", Some(d.extra_links as u64))? as usize,
     };
     if params.hosts > 100_000 {
-        return Err(format!("parameter 'hosts' = {} is more than 100000", params.hosts));
+        return Err((
+            vec!["hosts"],
+            format!("parameter 'hosts' = {} is more than 100000", params.hosts),
+        ));
     }
     let seed = get_u64(given, "seed", Some(1))?;
-    platforms::random_grid(&params, seed).map_err(|e| e.to_string())
+    platforms::random_grid(&params, seed).map_err(generator_error)
 }
 
-fn cluster(given: &BTreeMap<&str, &ParamValue>) -> Result<Platform, String> {
+fn cluster(given: &BTreeMap<&str, &ParamValue>) -> Result<Platform, GenError> {
     let hosts = get_u64(given, "hosts", None)?;
     if hosts > 100_000 {
-        return Err(format!("parameter 'hosts' = {hosts} is more than 100000"));
+        return Err((
+            vec!["hosts"],
+            format!("parameter 'hosts' = {hosts} is more than 100000"),
+        ));
     }
     platforms::homogeneous_cluster(
         hosts as usize,
@@ -291,5 +355,5 @@ fn cluster(given: &BTreeMap<&str, &ParamValue>) -> Result<Platform, String> {
         get_f64(given, "backbone_bandwidth_bytes_per_s", None)?,
         get_f64(given, "backbone_latency_s", None)?,
     )
-    .map_err(|e| e.to_string())
+    .map_err(generator_error)
 }

@@ -8,12 +8,13 @@
 use std::collections::BTreeMap;
 use std::sync::{Arc, OnceLock};
 
-use schedulers::bot::{self, registry, BotConfig};
+use schedulers::bot::{self, registry, BotConfig, TaskSizes};
 use sim_core::platform::HostId;
 use sim_core::Engine;
 
 use crate::family::{
-    declared_table, parameter_names, scheduler_names, Family, Named, ParamValue, RunOutput, RunSpec, TableInfo,
+    check_routes, declared_table, parameter_names, scheduler_names, Family, Named, ParamValue, RunOutput, RunSpec,
+    TableInfo,
 };
 
 /// The bag-of-tasks master/worker family.
@@ -44,7 +45,14 @@ const WORKLOAD: &[Named] = &[
         name: "nodes",
         description: "hosts used, master included (default: all)",
     },
+    Named {
+        name: "task_cv",
+        description: "coefficient of variation of task sizes, drawn per task from a Gamma of mean task_flops (default 0: all equal)",
+    },
 ];
+
+/// Largest accepted `task_cv`: beyond, a Gamma of mean F puts nearly all the work in a few tasks.
+const MAX_TASK_CV: f64 = 100.0;
 
 const METRICS: &[Named] = &[
     Named {
@@ -86,6 +94,13 @@ fn number(spec: &RunSpec, name: &str, default: Option<f64>) -> Result<f64, Strin
     }
 }
 
+fn has_drawn_sizes(spec: &RunSpec) -> bool {
+    spec.params
+        .get("task_cv")
+        .and_then(ParamValue::as_f64)
+        .is_some_and(|cv| cv > 0.0)
+}
+
 fn prepare(spec: &RunSpec) -> Result<Prepared, String> {
     let platform = &spec.platform;
     let tasks = match spec.params.get("tasks") {
@@ -98,6 +113,12 @@ fn prepare(spec: &RunSpec) -> Result<Prepared, String> {
     let task_flops = number(spec, "task_flops", None)?;
     let task_bytes = number(spec, "task_bytes", Some(1000.0))?;
     let control_bytes = number(spec, "control_bytes", Some(100.0))?;
+    let task_cv = number(spec, "task_cv", Some(0.0))?;
+    if task_cv > MAX_TASK_CV {
+        return Err(format!(
+            "parameter 'task_cv' must be at most {MAX_TASK_CV}, got {task_cv}"
+        ));
+    }
     let master = match spec.params.get("master") {
         Some(v) => {
             let name = v
@@ -128,6 +149,7 @@ fn prepare(spec: &RunSpec) -> Result<Prepared, String> {
     if workers.is_empty() {
         return Err("the deployment has no worker".into());
     }
+    check_routes(spec, workers.iter().map(|&w| (master, w)))?;
     let mut policy_params = BTreeMap::new();
     for (name, value) in &spec.params {
         if WORKLOAD.iter().any(|w| w.name == name) {
@@ -147,6 +169,14 @@ fn prepare(spec: &RunSpec) -> Result<Prepared, String> {
             task_flops,
             task_bytes,
             control_bytes,
+            task_sizes: if task_cv > 0.0 {
+                TaskSizes::Gamma {
+                    cv: task_cv,
+                    seed: spec.seed,
+                }
+            } else {
+                TaskSizes::Equal
+            },
             // The chunk log is ~7 values per chunk: keep it only when the experiment writes it.
             record_chunks: spec.tables.iter().any(|t| t == "chunks"),
         },
@@ -179,6 +209,32 @@ impl Family for BagOfTasks {
 
     fn tables(&self) -> &'static [TableInfo] {
         TABLES
+    }
+
+    fn memory_estimate(&self, spec: &RunSpec) -> Option<(u64, String)> {
+        // A chunk holds at least one task: the chunks table has at most `tasks` rows, each
+        // held as a record in the engine's run and as 7 cells in the stored record. Drawn task
+        // sizes are kept as prefix sums, 8 bytes a task.
+        const CHUNK_ROW_BYTES: u64 = 300;
+        let tasks = spec.params.get("tasks")?.as_u64()?;
+        let chunks = spec.tables.iter().any(|t| t == "chunks");
+        let drawn = has_drawn_sizes(spec);
+        let bytes = u64::from(chunks) * CHUNK_ROW_BYTES + u64::from(drawn) * 8;
+        let what = match (chunks, drawn) {
+            (false, false) => return None,
+            (true, false) => "chunks table",
+            (false, true) => "task sizes (task_cv > 0)",
+            (true, true) => "chunks table and task sizes (task_cv > 0)",
+        };
+        Some((
+            tasks.saturating_mul(bytes),
+            format!("{what} (parameter 'tasks' = {tasks})"),
+        ))
+    }
+
+    fn draws_random_numbers(&self, spec: &RunSpec) -> bool {
+        // The master/worker protocol is deterministic: only drawn task sizes vary.
+        has_drawn_sizes(spec)
     }
 
     fn validate(&self, spec: &RunSpec) -> Result<(), String> {

@@ -120,13 +120,52 @@ const MODEL: &[Named] = &[
     },
 ];
 
+/// A parameter at least `min`; `min = f64::MIN_POSITIVE` reads "> 0".
 fn number(spec: &RunSpec, name: &str, default: f64, min: f64) -> Result<f64, String> {
     match spec.params.get(name) {
         None => Ok(default),
-        Some(v) => v
-            .as_f64()
-            .filter(|x| x.is_finite() && *x >= min)
-            .ok_or_else(|| format!("parameter '{name}' must be a number >= {min}, got '{v}'")),
+        Some(v) => v.as_f64().filter(|x| x.is_finite() && *x >= min).ok_or_else(|| {
+            let bound = if min == f64::MIN_POSITIVE {
+                "> 0".to_string()
+            } else {
+                format!(">= {min}")
+            };
+            format!("parameter '{name}' must be a number {bound}, got '{v}'")
+        }),
+    }
+}
+
+/// The experiment parameter a [`ClusterConfig`] field comes from, when it has its own.
+const CONFIG_PARAMS: &[(&str, &str)] = &[
+    ("time_slice_s", "time_slice_ms"),
+    ("load_info_period_s", "load_info_period_s"),
+    ("buffer_bytes", "buffer_mb"),
+    ("page_fault_service_s", "page_fault_service_ms"),
+    ("context_switch_s", "context_switch_ms"),
+    ("request_mean_bytes", "request_mean_kb"),
+    ("request_sd_bytes", "request_sd_kb"),
+    ("page_fault_rate", "page_fault_rate"),
+    ("reaccess_rate", "reaccess_rate"),
+    ("migration_fixed_s", "migration_fixed_s"),
+    ("initial_data_factor", "initial_data_factor"),
+];
+
+/// [`ClusterConfig::validate`]'s message, which names the model's fields, in terms of the
+/// experiment parameter the user set: `parameter 'buffer_mb' ...: parameter 'buffer_bytes' ...`.
+fn config_error(spec: &RunSpec, message: String) -> String {
+    let field = message
+        .strip_prefix("parameter '")
+        .and_then(|rest| rest.split_once('\''))
+        .map(|(field, _)| field);
+    match field.and_then(|f| CONFIG_PARAMS.iter().find(|(c, _)| *c == f)) {
+        Some((_, param)) if spec.params.contains_key(*param) => {
+            format!(
+                "parameter '{param}' = {} is out of range: {message}",
+                spec.params[*param]
+            )
+        }
+        // From the platform (ram_bytes, the disk, a host's io_buffer) or a default.
+        _ => format!("with platform '{}': {message}", spec.platform_name),
     }
 }
 
@@ -206,7 +245,7 @@ fn prepare(spec: &RunSpec) -> Result<Prepared, String> {
         initial_data_factor: number(spec, "initial_data_factor", defaults.initial_data_factor, 0.0)?,
         ..defaults
     };
-    config.validate()?;
+    config.validate().map_err(|m| config_error(spec, m))?;
     let io_rate = number(spec, "io_rate", 2.8, 0.0)? / unit;
     let cpu_load = number(spec, "cpu_load", 0.6, f64::MIN_POSITIVE)?;
     let memory = ParetoMemory::new(

@@ -1294,9 +1294,16 @@ fn alt_prepare(spec: &RunSpec) -> Result<(Arc<Platform>, AltScenario), String> {
             .add_host(Host::new("client", number(spec, "client_speed_flops", Some(20e6))?))
             .expect("fresh");
         let mut s = Host::new("server", number(spec, "server_speed_flops", Some(40e6))?);
-        s.cores = u32::try_from(count(spec, "server_cores", Some(16))?).map_err(|_| "server_cores is too large")?;
-        if s.cores == 0 || s.speed <= 0.0 || p.host(c).speed <= 0.0 {
-            return Err("speeds and cores must be positive".into());
+        s.cores = u32::try_from(count(spec, "server_cores", Some(16))?)
+            .map_err(|_| "parameter 'server_cores' is too large")?;
+        for (name, positive) in [
+            ("client_speed_flops", p.host(c).speed > 0.0),
+            ("server_speed_flops", s.speed > 0.0),
+            ("server_cores", s.cores > 0),
+        ] {
+            if !positive {
+                return Err(format!("parameter '{name}' must be positive"));
+            }
         }
         let s = p.add_host(s).expect("fresh");
         let bw = number(spec, "wan_bandwidth_bytes_per_s", Some(12.5e6))?;

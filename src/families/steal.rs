@@ -23,7 +23,8 @@ use sim_core::platform::HostId;
 use sim_core::{rng, Engine};
 
 use crate::family::{
-    declared_table, parameter_names_from, scheduler_names, Family, Named, ParamValue, RunOutput, RunSpec, TableInfo,
+    check_routes, declared_table, parameter_names_from, scheduler_names, Family, Named, ParamValue, RunOutput, RunSpec,
+    TableInfo,
 };
 
 /// The work-stealing family.
@@ -138,6 +139,14 @@ fn prepare(spec: &RunSpec) -> Result<Prepared, String> {
     let hosts_total = platform.hosts.len();
     let pes = integer(spec, "pes", hosts_total as u64, hosts_total as u64)? as usize;
     let hosts: Vec<HostId> = (0..pes as u32).map(HostId).collect();
+    // Every PE may fish from every other.
+    check_routes(
+        spec,
+        hosts
+            .iter()
+            .enumerate()
+            .flat_map(|(i, &a)| hosts[i + 1..].iter().map(move |&b| (a, b))),
+    )?;
     let mut cluster_names: Vec<String> = Vec::new();
     let mut clusters = Vec::with_capacity(pes);
     for &h in &hosts {

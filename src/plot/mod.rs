@@ -47,6 +47,7 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 use plotters::style::FontStyle;
 
+use crate::experiment::error::line_column;
 use crate::experiment::spec::{FigureKind, FigureSpec};
 use crate::experiment::{self, filter_values};
 use crate::output::CsvTable;
@@ -119,14 +120,62 @@ pub struct FigureData {
 
 /// The index of column `c` of `table`, or an error naming the figure, the column and the
 /// columns there are (`source` names the CSV file).
+/// The error is a [`FieldError`] naming the field of the figure that holds `c`, so that
+/// [`draw_all`] can point at its line and column.
 pub(crate) fn figure_column(figure: &FigureSpec, table: &CsvTable, source: &str, c: &str) -> Result<usize> {
     table.column(c).ok_or_else(|| {
-        anyhow!(
-            "figure '{}': no column '{c}' in {source} (columns: {})",
-            figure.name.get_ref(),
-            table.header.join(", ")
-        )
+        let (field, span) = field_of(figure, c);
+        anyhow::Error::new(FieldError {
+            field,
+            span,
+            message: format!(
+                "figure '{}': no column '{c}' in {source} (columns: {})",
+                figure.name.get_ref(),
+                table.header.join(", ")
+            ),
+        })
     })
+}
+
+/// An error about one field of a figure: `field` is its path inside the figure (`y`,
+/// `where.nodes`), `span` its byte range in the experiment file when it is written there.
+#[derive(Debug)]
+pub(crate) struct FieldError {
+    pub field: String,
+    pub span: Option<std::ops::Range<usize>>,
+    pub message: String,
+}
+
+impl std::fmt::Display for FieldError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for FieldError {}
+
+/// The field of `figure` that names column `c`, with its span; `series` without a span when
+/// none does (the default series column).
+fn field_of(figure: &FigureSpec, c: &str) -> (String, Option<std::ops::Range<usize>>) {
+    let named = [
+        ("x", Some(&figure.x)),
+        ("y", Some(&figure.y)),
+        ("series", figure.series.as_ref()),
+        ("panels", figure.panels.as_ref()),
+        ("x_end", figure.x_end.as_ref()),
+        ("shade", figure.shade.as_ref()),
+    ];
+    for (field, value) in named {
+        if let Some(v) = value.filter(|v| v.get_ref() == c) {
+            return (field.to_string(), Some(v.span()));
+        }
+    }
+    for k in figure.filter.keys() {
+        if k.get_ref() == c {
+            return (format!("where.{}", k.get_ref()), Some(k.span()));
+        }
+    }
+    ("series".to_string(), None)
 }
 
 /// A figure's `where` as (column index, accepted values) pairs.
@@ -361,17 +410,47 @@ pub fn draw_all(results_dir: &Path, plots_dir: &Path, figures_from: Option<&Path
     let spec = experiment::parse(experiment_file, &text)?;
     let manifest = Manifest::read(results_dir)?;
     let mut written = Vec::new();
-    if spec.figures.is_empty() {
-        return Ok(written);
-    }
-    std::fs::create_dir_all(plots_dir).with_context(|| format!("creating {}", plots_dir.display()))?;
-    for spanned in &spec.figures {
+    // Created just before the first figure is written: a figure that cannot be drawn leaves no
+    // empty directory behind.
+    let mut created = false;
+    let mut ensure_dir = || -> Result<()> {
+        if !created {
+            std::fs::create_dir_all(plots_dir).with_context(|| format!("creating {}", plots_dir.display()))?;
+            created = true;
+        }
+        Ok(())
+    };
+    for (index, spanned) in spec.figures.iter().enumerate() {
         let figure = spanned.get_ref();
         let line = 1 + text[..spanned.span().start.min(text.len())].matches('\n').count();
         let located = || format!("{}:{line}", experiment_file.display());
+        // An error about one field names its line and column and the field; others the
+        // figure's line.
+        let locate = |e: anyhow::Error| -> anyhow::Error {
+            match e.downcast_ref::<FieldError>() {
+                Some(FieldError {
+                    field,
+                    span: Some(span),
+                    message,
+                }) => {
+                    let (l, c) = line_column(&text, span.start);
+                    anyhow!(
+                        "{}:{l}:{c}: figures[{index}].{field}: {message}",
+                        experiment_file.display()
+                    )
+                }
+                Some(FieldError { field, message, .. }) => {
+                    anyhow!(
+                        "{}:{line}: figures[{index}].{field}: {message}",
+                        experiment_file.display()
+                    )
+                }
+                None => e.context(located()),
+            }
+        };
         let source = figure.source.as_ref().map_or("runs", |s| s.get_ref().as_str());
         let csv_name = format!("{source}.csv");
-        let table = CsvTable::read(&results_dir.join(&csv_name))?;
+        let table = read_table(&results_dir.join(&csv_name))?;
         if manifest.quick && !selects_rows(figure, &table) {
             // The quick subset does not include what this figure shows.
             continue;
@@ -382,21 +461,43 @@ pub fn draw_all(results_dir: &Path, plots_dir: &Path, figures_from: Option<&Path
             .with_context(located)?;
         match kind {
             FigureKind::Lines => {
-                let data = prepare(figure, &table, &manifest.key_columns, &csv_name).with_context(located)?;
+                let data = prepare(figure, &table, &manifest.key_columns, &csv_name).map_err(locate)?;
+                ensure_dir()?;
                 written.extend(render_both(figure, &data, plots_dir)?);
             }
             FigureKind::Bars => {
-                let data = bars::prepare(figure, &table, &manifest.key_columns, &csv_name, manifest.quick)
-                    .with_context(located)?;
+                let data =
+                    bars::prepare(figure, &table, &manifest.key_columns, &csv_name, manifest.quick).map_err(locate)?;
+                ensure_dir()?;
                 written.extend(bars::write(figure, &data, plots_dir)?);
             }
             FigureKind::Timeline => {
-                let data = timeline::prepare(figure, &table, &manifest.key_columns, &csv_name).with_context(located)?;
+                let data = timeline::prepare(figure, &table, &manifest.key_columns, &csv_name).map_err(locate)?;
+                ensure_dir()?;
                 written.extend(timeline::write(figure, &data, plots_dir)?);
             }
         }
     }
     Ok(written)
+}
+
+/// Reads a CSV file of a results directory; a malformed row is reported as `FILE:LINE: ...`.
+fn read_table(path: &Path) -> Result<CsvTable> {
+    CsvTable::read(path).map_err(|e| {
+        let csv_error = e.chain().find_map(|c| c.downcast_ref::<csv::Error>());
+        let Some(err) = csv_error else { return e };
+        let Some(line) = err.position().map(|p| p.line()) else {
+            return e;
+        };
+        let message = match err.kind() {
+            csv::ErrorKind::UnequalLengths { expected_len, len, .. } => {
+                format!("a row with {len} fields, but the header has {expected_len}")
+            }
+            csv::ErrorKind::Utf8 { err, .. } => format!("not UTF-8 text: {err}"),
+            _ => err.to_string(),
+        };
+        anyhow!("{}:{line}: {message}", path.display())
+    })
 }
 
 /// Draws `figure` as `<name>.svg` and `<name>.png` in `dir` (which must exist); returns both

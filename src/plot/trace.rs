@@ -27,12 +27,15 @@ const MAX_POINTS: usize = 400;
 /// Draws the figures of the trace at `path` into `out`; returns the files written.
 pub fn draw(path: &Path, format: Option<TraceFormat>, out: &Path) -> Result<Vec<PathBuf>> {
     let opened = tracefile::open(path, format)?;
-    std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
+    // The output directory is created only once the trace has been read: a bad trace leaves
+    // nothing behind.
+    let create_out = || std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()));
     let mut written = Vec::new();
     if opened.format == TraceFormat::Fta {
         let events: Result<Vec<_>, _> = FtaReader::new(opened.reader).collect();
         let events = events.map_err(|e| located(path, &e))?;
         let avail = availability(events, &AvailabilityOptions::default()).map_err(|e| located(path, &e))?;
+        create_out()?;
         let span = avail.span_s.max(1.0);
         let steps = 500usize;
         let points = (0..=steps)
@@ -70,6 +73,8 @@ pub fn draw(path: &Path, format: Option<TraceFormat>, out: &Path) -> Result<Vec<
             path.display()
         );
     }
+
+    create_out()?;
 
     // Arrivals per bin.
     let span = jobs.last().map_or(0.0, |j| j.submit_s);

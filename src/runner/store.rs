@@ -112,8 +112,8 @@ impl Manifest {
                 results_dir.display()
             )
         })?;
-        let manifest: Manifest =
-            serde_json::from_str(&text).with_context(|| format!("{}: malformed manifest", path.display()))?;
+        let manifest: Manifest = serde_json::from_str(&text)
+            .map_err(|e| anyhow!("{}:{}: malformed manifest: {e}", path.display(), e.line()))?;
         if manifest.format != FORMAT {
             bail!(
                 "{}: format {} is not supported (expected {FORMAT})",

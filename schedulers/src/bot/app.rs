@@ -24,9 +24,50 @@ pub struct BotConfig {
     pub task_bytes: f64,
     /// Size of a request and of the stop message, bytes (100).
     pub control_bytes: f64,
+    /// How task sizes vary around `task_flops` (equal, or drawn with a coefficient of variation).
+    pub task_sizes: TaskSizes,
     /// Keep every chunk's record in [`BotOutcome::chunks`]. Off, memory stays proportional to
     /// the chunks in flight instead of growing with `N` (48 bytes per chunk).
     pub record_chunks: bool,
+}
+
+/// Task sizes: all `task_flops`, or drawn independently per task (task `i`'s size depends only
+/// on the seed and `i`, so every scheduler of a comparison sees the same tasks) from a Gamma
+/// distribution with mean `task_flops` and coefficient of variation `cv` (shape `1/cv²`, scale
+/// `task_flops·cv²`): the usual model of task run times that vary around a mean, nonnegative
+/// and right-skewed; `cv = 1` is the exponential.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub enum TaskSizes {
+    /// Every task has `task_flops`.
+    #[default]
+    Equal,
+    /// Gamma-distributed sizes.
+    Gamma {
+        /// Coefficient of variation (standard deviation / mean), > 0.
+        cv: f64,
+        /// Seed of the draws (the run's seed: the stream `task_sizes`).
+        seed: u64,
+    },
+}
+
+impl TaskSizes {
+    /// Prefix sums of the `tasks` sizes drawn with mean `mean` (`None` when all are equal):
+    /// entry `i` is the total of tasks `0..i`, so a chunk's flops are one subtraction.
+    fn prefix_sums(self, tasks: u64, mean: f64) -> Option<Vec<f64>> {
+        let TaskSizes::Gamma { cv, seed } = self else {
+            return None;
+        };
+        let gamma = rand_distr::Gamma::new(1.0 / (cv * cv), mean * cv * cv).ok()?;
+        let mut rng = sim_core::rng::stream(seed, "task_sizes");
+        let mut sums = Vec::with_capacity(tasks as usize + 1);
+        let mut total = 0.0;
+        sums.push(total);
+        for _ in 0..tasks {
+            total += rand_distr::Distribution::sample(&gamma, &mut rng);
+            sums.push(total);
+        }
+        Some(sums)
+    }
 }
 
 /// One chunk's life.
@@ -106,6 +147,8 @@ pub struct MasterWorker {
     outcome: BotOutcome,
     /// First routing error, if a worker cannot reach the master.
     error: Option<String>,
+    /// Prefix sums of the drawn task sizes ([`TaskSizes::prefix_sums`]), if they vary.
+    size_sums: Option<Vec<f64>>,
 }
 
 impl MasterWorker {
@@ -113,7 +156,9 @@ impl MasterWorker {
     pub fn new(config: BotConfig, policy: Box<dyn ChunkPolicy>) -> MasterWorker {
         let hooks = config.workers.iter().map(|_| policy.worker_hook()).collect();
         let workers = vec![WorkerState::default(); config.workers.len()];
+        let size_sums = config.task_sizes.prefix_sums(config.tasks, config.task_flops);
         MasterWorker {
+            size_sums,
             config,
             policy,
             hooks,
@@ -206,12 +251,21 @@ impl MasterWorker {
         self.send(engine, self.config.master, host, bytes, tag(worker, Kind::Reply));
     }
 
+    /// The flops of tasks `first .. first + size`.
+    fn chunk_flops(&self, first: u64, size: u64) -> f64 {
+        match &self.size_sums {
+            Some(sums) => sums[(first + size) as usize] - sums[first as usize],
+            None => size as f64 * self.config.task_flops,
+        }
+    }
+
     fn on_reply(&mut self, engine: &mut Engine, worker: usize) {
+        let chunk = self.workers[worker].chunk;
+        let flops = chunk.map_or(0.0, |(size, first, ..)| self.chunk_flops(first, size));
         let state = &mut self.workers[worker];
-        match state.chunk {
-            Some((size, ..)) if !state.stopped => {
+        match chunk {
+            Some(_) if !state.stopped => {
                 state.exec_start = engine.now().secs();
-                let flops = size as f64 * self.config.task_flops;
                 engine.start_exec(self.config.workers[worker], flops, tag(worker, Kind::Exec));
             }
             _ => {} // the stop message: this worker is done

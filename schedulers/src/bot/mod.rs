@@ -20,7 +20,7 @@ pub mod tss;
 pub mod weighted_factoring;
 pub mod work_queue;
 
-pub use app::{run, BotConfig, BotOutcome, ChunkRecord, MasterWorker};
+pub use app::{run, BotConfig, BotOutcome, ChunkRecord, MasterWorker, TaskSizes};
 
 /// What a worker measured on its last chunk.
 #[derive(Clone, Copy, Debug, PartialEq)]
