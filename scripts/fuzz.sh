@@ -10,7 +10,7 @@
 # rest of its time, up to MAX_RESTARTS times. Each target's output is in fuzz/logs/<target>.log.
 # Inputs are at most MAX_LEN bytes (default 64 KiB; longer seeds are read cut to it): the 1 MB
 # trace seeds take 0.5 to 3 s per input in the sanitised build, which would leave a few thousand
-# executions in ten minutes.
+# executions in ten minutes. FUZZ_ARGS adds libFuzzer options (later ones win), e.g. "-dict=F".
 # Prints one line per target: executions, seconds, corpus size and the new artifacts; exits
 # non-zero when any crash, timeout, OOM or leak artifact was produced.
 #
@@ -65,7 +65,7 @@ for target in "${TARGETS[@]}"; do
         echo "=== $target: run $runs, $remaining s left" >>"$log"
         status=0
         (cd fuzz && cargo +nightly fuzz run "$target" -- \
-            -max_total_time="$remaining" -rss_limit_mb=2048 -timeout=10 -max_len="$MAX_LEN" -print_final_stats=1) \
+            -max_total_time="$remaining" -rss_limit_mb=2048 -timeout=10 -max_len="$MAX_LEN" -print_final_stats=1 ${FUZZ_ARGS:-}) \
             >>"$log" 2>&1 || status=$?
         # -print_final_stats reports the executions of this run, also after a crash.
         n=$(grep -a '^stat::number_of_executed_units:' "$log" | tail -n 1 | awk '{ print $2 }')
@@ -87,7 +87,7 @@ for target in "${TARGETS[@]}"; do
     ooms=$(grep -c '/oom-' <<<"$new" || true)
     leaks=$(grep -c '/leak-' <<<"$new" || true)
     corpus_files=$(find "fuzz/corpus/$target" -type f | wc -l)
-    corpus_kb=$(du -sk "fuzz/corpus/$target" | cut -f1)
+    corpus_kb=$(find "fuzz/corpus/$target" -type f -printf '%s\n' | awk '{ s += $1 } END { print int(s / 1024) }')
     cov=$(grep -a -E '^#[0-9]+.*(DONE|pulse|NEW|REDUCE)' "$log" | tail -n 1 | grep -o -E 'cov: [0-9]+ ft: [0-9]+' || true)
     line=$(printf '%-16s executions %10d  seconds %5d  runs %d  corpus %5d files %7d KB  %-22s  crashes %d timeouts %d ooms %d leaks %d' \
         "$target" "$executions" "$seconds" "$runs" "$corpus_files" "$corpus_kb" "${cov:-cov: ?}" \

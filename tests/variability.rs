@@ -1,4 +1,5 @@
-//! Issue 18 item 2: bag-of-tasks replications can differ. Task sizes are drawn per task from a
+//! Issue 18 items 2 and 3: bag-of-tasks replications can differ, and a worker whose host comes
+//! back works again. Task sizes are drawn per task from a
 //! Gamma distribution of mean `task_flops` and coefficient of variation `task_cv`; the sample
 //! moments are checked against the distribution's, compared schedulers see the same tasks, and
 //! replications of runs that draw nothing are warned about.
@@ -105,4 +106,70 @@ fn replications_of_runs_that_draw_nothing_are_warned_about() {
         stderr.contains("gridsim: warning: var.toml:3:16: replications: 5 replications"),
         "{stderr}"
     );
+}
+
+/// A master and two 1 Gflop/s workers on a 1 TB/s, zero-latency star; worker `b`'s host is off
+/// from 10.5 s to `back` s (for good without).
+fn failing_platform(dir: &Path, back: Option<f64>) -> PathBuf {
+    let path = dir.join("star.toml");
+    let back = back.map_or(String::new(), |t| format!(", [{t}, 1.0]"));
+    let text = format!(
+        "[[host]]\nname = \"m\"\nspeed = \"1Gf\"\n[[host]]\nname = \"a\"\nspeed = \"1Gf\"\n\
+         [[host]]\nname = \"b\"\nspeed = \"1Gf\"\n\
+         state_profile = {{ events = [[0.0, 1.0], [10.5, 0.0]{back}] }}\n\
+         [[link]]\nname = \"la\"\nbandwidth = \"1TBps\"\n[[link]]\nname = \"lb\"\nbandwidth = \"1TBps\"\n\
+         [[route]]\nsrc = \"m\"\ndst = \"a\"\nlinks = [\"la\"]\n[[route]]\nsrc = \"m\"\ndst = \"b\"\nlinks = [\"lb\"]\n"
+    );
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+#[test]
+fn a_worker_whose_host_comes_back_works_again_and_its_lost_chunk_is_logged() {
+    // Issue 18 item 3. 40 one-second tasks, one per chunk, on two workers: b loses task 21, which it
+    // started at 10 s (a and b took tasks in turn), when its host turns off at 10.5 s. By hand: a alone finishes the tasks it
+    // takes from 11 s on, one a second; b, back at 20.5 s, takes tasks at 20.5, 21.5, ... and
+    // the 40th task ends at 25.5 s. Without the restart a would end alone at 11 + 19 = 30 s.
+    let dir = tempfile::tempdir().unwrap();
+    let platform = failing_platform(dir.path(), Some(20.5));
+    let text = format!(
+        "name = \"restart\"\nfamily = \"bot\"\n[platform]\nfile = {:?}\n[params]\ntasks = 40\n\
+         task_flops = 1e9\nmaster = \"m\"\n[[schedulers]]\nname = \"wq\"\n[outputs]\ntables = [\"lost_chunks\"]\n",
+        platform.display().to_string()
+    );
+    let exp = experiment::load_str(&dir.path().join("e.toml"), &text, false, &gridsim::families::all()).unwrap();
+    let out = exp.family.run(&exp.runs[0].spec).unwrap();
+    let m = |k: &str| out.metrics[k];
+    assert!((m("makespan_s") - 25.5).abs() < 1e-6, "{}", m("makespan_s"));
+    assert_eq!(
+        (
+            m("tasks_done"),
+            m("workers_lost"),
+            m("workers_restarted"),
+            m("chunks_lost")
+        ),
+        (40.0, 1.0, 1.0, 1.0)
+    );
+    let lost = &out.tables["lost_chunks"];
+    assert_eq!(lost.columns, ["worker", "host", "size", "first_task", "lost_s"]);
+    assert_eq!(
+        lost.rows,
+        vec![vec![
+            ParamValue::Int(1),
+            ParamValue::Str("b".into()),
+            ParamValue::Int(1),
+            ParamValue::Int(21),
+            ParamValue::Float(10.5)
+        ]]
+    );
+    // A host that never comes back: the worker stays lost and the run still ends.
+    failing_platform(dir.path(), None);
+    let exp = experiment::load_str(&dir.path().join("e.toml"), &text, false, &gridsim::families::all()).unwrap();
+    let out = exp.family.run(&exp.runs[0].spec).unwrap();
+    assert!(
+        (out.metrics["makespan_s"] - 30.0).abs() < 1e-6,
+        "{}",
+        out.metrics["makespan_s"]
+    );
+    assert_eq!(out.metrics["workers_restarted"], 0.0);
 }

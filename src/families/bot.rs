@@ -69,15 +69,30 @@ const METRICS: &[Named] = &[
     },
     Named {
         name: "workers_lost",
-        description: "workers whose host went off during the run",
+        description: "times a worker was lost to its host turning off",
+    },
+    Named {
+        name: "workers_restarted",
+        description: "times a lost worker started again when its host came back",
+    },
+    Named {
+        name: "chunks_lost",
+        description: "chunks lost with their worker and handed out again",
     },
 ];
 
-const TABLES: &[TableInfo] = &[TableInfo {
-    name: "chunks",
-    description: "one row per chunk: its worker, size and dates (sent, started, ended)",
-    columns: &["worker", "host", "size", "first_task", "sent_s", "start_s", "end_s"],
-}];
+const TABLES: &[TableInfo] = &[
+    TableInfo {
+        name: "chunks",
+        description: "one row per chunk: its worker, size and dates (sent, started, ended)",
+        columns: &["worker", "host", "size", "first_task", "sent_s", "start_s", "end_s"],
+    },
+    TableInfo {
+        name: "lost_chunks",
+        description: "one row per chunk lost with its worker: the worker, its host, the tasks and the date",
+        columns: &["worker", "host", "size", "first_task", "lost_s"],
+    },
+];
 
 struct Prepared {
     config: BotConfig,
@@ -254,11 +269,29 @@ impl Family for BagOfTasks {
         metrics.insert("chunks".to_string(), outcome.chunks_done as f64);
         metrics.insert("tasks_done".to_string(), outcome.tasks_done as f64);
         metrics.insert("workers_lost".to_string(), outcome.workers_lost as f64);
+        metrics.insert("workers_restarted".to_string(), outcome.workers_restarted as f64);
+        metrics.insert("chunks_lost".to_string(), outcome.lost_chunks.len() as f64);
+        let host_name = |worker: usize| ParamValue::Str(spec.platform.host(hosts[worker]).name.clone());
+        // A handful of rows (one per failure that took a chunk): always kept.
+        let lost_rows = outcome
+            .lost_chunks
+            .iter()
+            .map(|c| {
+                vec![
+                    ParamValue::Int(c.worker as i64),
+                    host_name(c.worker),
+                    ParamValue::Int(c.size as i64),
+                    ParamValue::Int(c.first_task as i64),
+                    ParamValue::Float(c.lost),
+                ]
+            })
+            .collect();
+        let mut tables = BTreeMap::from([declared_table(TABLES, "lost_chunks", lost_rows)?]);
         if !record_chunks {
             return Ok(RunOutput {
                 metrics,
                 events,
-                tables: BTreeMap::new(),
+                tables,
             });
         }
         let rows = outcome
@@ -267,7 +300,7 @@ impl Family for BagOfTasks {
             .map(|c| {
                 vec![
                     ParamValue::Int(c.worker as i64),
-                    ParamValue::Str(spec.platform.host(hosts[c.worker]).name.clone()),
+                    host_name(c.worker),
                     ParamValue::Int(c.size as i64),
                     ParamValue::Int(c.first_task as i64),
                     ParamValue::Float(c.sent),
@@ -276,7 +309,7 @@ impl Family for BagOfTasks {
                 ]
             })
             .collect();
-        let tables = BTreeMap::from([declared_table(TABLES, "chunks", rows)?]);
+        tables.extend([declared_table(TABLES, "chunks", rows)?]);
         Ok(RunOutput {
             metrics,
             events,

@@ -586,7 +586,8 @@ pub(crate) fn figure_size(panels: usize, series: &[String]) -> (u32, u32, usize,
 /// Draws one figure into a file.
 pub fn render(figure: &FigureSpec, data: &FigureData, path: &Path, format: Format) -> Result<()> {
     register_font();
-    let (width, height, rows, cols, legend_rows) = figure_size(data.panels.len(), &data.series_names);
+    let legend_texts = legend_names(data);
+    let (width, height, rows, cols, legend_rows) = figure_size(data.panels.len(), &legend_texts);
     draw_to_file!(path, format, (width, height), |root| draw(
         root,
         figure,
@@ -641,7 +642,7 @@ fn draw<DB: DrawingBackend>(
 ) -> Result<(), String> {
     let err = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
     let (plots, legend) = frame(root, figure, 28 * legend_rows as u32 + 8).map_err(err)?;
-    draw_legend(&legend, &data.series_names).map_err(err)?;
+    draw_legend(&legend, &legend_names(data)).map_err(err)?;
 
     // Shared ranges over all panels.
     let points = || {
@@ -940,6 +941,36 @@ fn draw_marker_px<DB: DrawingBackend>(
     }
 }
 
+/// The legend's text for each series: its name, followed by `(= X)` when its points are those
+/// of an earlier series X in every panel. Later series are drawn over earlier ones, so without
+/// the note one of two identical series would vanish without a word (FAC2 under AWF).
+pub fn legend_names(data: &FigureData) -> Vec<String> {
+    let points = |panel: &Panel, name: &str| -> Option<Vec<(f64, f64)>> {
+        let series = panel.series.iter().find(|s| s.name == name)?;
+        Some(series.points.iter().map(|p| (p.x, p.mean)).collect())
+    };
+    let names = &data.series_names;
+    names
+        .iter()
+        .enumerate()
+        .map(|(i, name)| {
+            let same = names[..i].iter().find(|earlier| {
+                let mut shown = false;
+                let equal = data.panels.iter().all(|panel| {
+                    let (a, b) = (points(panel, earlier), points(panel, name));
+                    shown |= a.is_some();
+                    a == b
+                });
+                shown && equal
+            });
+            match same {
+                Some(earlier) => format!("{name} (= {earlier})"),
+                None => name.clone(),
+            }
+        })
+        .collect()
+}
+
 /// Rows of legend entries that fit in `width`.
 fn legend_layout(names: &[String], width: u32) -> Vec<Vec<usize>> {
     let mut rows: Vec<Vec<usize>> = vec![Vec::new()];
@@ -1007,7 +1038,42 @@ pub(crate) fn draw_legend_entries<DB: DrawingBackend>(
 
 #[cfg(test)]
 mod tests {
-    use super::tick_label;
+    use super::*;
+
+    #[test]
+    fn a_series_identical_to_an_earlier_one_says_so_in_the_legend() {
+        let point = |x: f64, mean: f64| Point {
+            x,
+            mean,
+            lo: mean,
+            hi: mean,
+            n: 1,
+        };
+        let series = |name: &str, means: [f64; 2]| Series {
+            name: name.into(),
+            points: vec![point(1.0, means[0]), point(2.0, means[1])],
+        };
+        let panel = |fac2: [f64; 2]| Panel {
+            title: None,
+            series: vec![
+                series("WQ", [5.0, 6.0]),
+                series("FAC2", fac2),
+                series("AWF", [3.0, 4.0]),
+            ],
+        };
+        let data = |panels: Vec<Panel>| FigureData {
+            panels,
+            categories: None,
+            series_names: vec!["WQ".into(), "FAC2".into(), "AWF".into()],
+            replicated: false,
+        };
+        // AWF is drawn over FAC2 in both panels.
+        let same = data(vec![panel([3.0, 4.0]), panel([3.0, 4.0])]);
+        assert_eq!(legend_names(&same), ["WQ", "FAC2", "AWF (= FAC2)"]);
+        // Different in one panel: no note.
+        let differ = data(vec![panel([3.0, 4.0]), panel([3.0, 4.5])]);
+        assert_eq!(legend_names(&differ), ["WQ", "FAC2", "AWF"]);
+    }
 
     #[test]
     fn tick_labels_are_short_and_zero_is_clean() {

@@ -98,8 +98,25 @@ pub struct BotOutcome {
     pub chunks_done: u64,
     /// Tasks computed (must equal `N`).
     pub tasks_done: u64,
-    /// Workers lost to host failures.
+    /// Times a worker was lost to its host's failure (a worker lost twice counts twice).
     pub workers_lost: usize,
+    /// Times a lost worker was started again when its host came back.
+    pub workers_restarted: usize,
+    /// The chunks that failures took from workers (handed out again by the master).
+    pub lost_chunks: Vec<LostChunk>,
+}
+
+/// A chunk a worker lost when its host turned off.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LostChunk {
+    /// Worker index.
+    pub worker: usize,
+    /// Tasks in the chunk.
+    pub size: u64,
+    /// Index of the chunk's first task.
+    pub first_task: u64,
+    /// When it was lost.
+    pub lost: f64,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -107,6 +124,8 @@ enum Kind {
     Request = 0,
     Reply = 1,
     Exec = 2,
+    /// The wait for a lost worker's host to come back.
+    Restart = 3,
 }
 
 fn tag(worker: usize, kind: Kind) -> u64 {
@@ -117,7 +136,8 @@ fn untag(tag: u64) -> (usize, Kind) {
     let kind = match tag % 4 {
         0 => Kind::Request,
         1 => Kind::Reply,
-        _ => Kind::Exec,
+        2 => Kind::Exec,
+        _ => Kind::Restart,
     };
     ((tag / 4) as usize, kind)
 }
@@ -312,7 +332,7 @@ impl MasterWorker {
         );
     }
 
-    fn on_failure(&mut self, worker: usize) {
+    fn on_failure(&mut self, engine: &mut Engine, worker: usize) {
         let state = &mut self.workers[worker];
         if state.lost {
             return;
@@ -322,7 +342,25 @@ impl MasterWorker {
         // The idealised master learns of the loss at once and puts the chunk back.
         if let Some((size, first, ..)) = state.chunk.take() {
             self.returned.push((first, size));
+            self.outcome.lost_chunks.push(LostChunk {
+                worker,
+                size,
+                first_task: first,
+                lost: engine.now().secs(),
+            });
         }
+        // The worker process starts again when its host comes back (SimGrid's auto-restart).
+        let host = self.config.workers[worker];
+        engine.sleep_until_on(host, tag(worker, Kind::Restart));
+    }
+
+    /// A lost worker's host is back: the worker starts afresh (no report, a new hook) and asks
+    /// for work.
+    fn on_restart(&mut self, engine: &mut Engine, worker: usize) {
+        self.workers[worker] = WorkerState::default();
+        self.hooks[worker] = self.policy.worker_hook();
+        self.outcome.workers_restarted += 1;
+        self.send_request(engine, worker);
     }
 }
 
@@ -345,6 +383,7 @@ impl Application for MasterWorker {
                 (w, Kind::Request) => self.on_request(engine, w),
                 (w, Kind::Reply) => self.on_reply(engine, w),
                 (w, Kind::Exec) => self.on_exec_done(engine, w),
+                (w, Kind::Restart) => self.on_restart(engine, w),
             },
             Notification::Failed {
                 tag: t, kind, cause, ..
@@ -354,7 +393,7 @@ impl Application for MasterWorker {
                 if master_down {
                     self.error.get_or_insert_with(|| "the master's host turned off".into());
                 } else if !matches!(kind, ActivityKind::Sleep) {
-                    self.on_failure(worker);
+                    self.on_failure(engine, worker);
                 }
             }
         }

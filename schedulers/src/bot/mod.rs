@@ -5,7 +5,12 @@
 //! small request (100 bytes) carrying what it measured; the master answers with a chunk of `k`
 //! tasks as one message of `k·B` bytes (`k = 0`, a 100-byte message, means stop), never blocking
 //! on a send and serving requests in arrival order; the worker computes `k·F` flops and asks
-//! again. The makespan is the date the last task finishes.
+//! again. The makespan is the date the last task finishes. Task sizes may instead vary around
+//! `F` ([`TaskSizes`]).
+//!
+//! Failures: when a worker's host turns off, the master learns of it at once and hands the
+//! worker's chunk out again ([`LostChunk`]); when the host turns on, the worker starts afresh
+//! and asks for work, as SimGrid's auto-restart actors and desktop-grid workers do.
 //!
 //! The chunk size is the policy's decision ([`ChunkPolicy`], one file per policy); a policy may
 //! also give each worker a [`WorkerHook`] that turns the worker's measurements into a proposal
@@ -20,7 +25,7 @@ pub mod tss;
 pub mod weighted_factoring;
 pub mod work_queue;
 
-pub use app::{run, BotConfig, BotOutcome, ChunkRecord, MasterWorker, TaskSizes};
+pub use app::{run, BotConfig, BotOutcome, ChunkRecord, LostChunk, MasterWorker, TaskSizes};
 
 /// What a worker measured on its last chunk.
 #[derive(Clone, Copy, Debug, PartialEq)]

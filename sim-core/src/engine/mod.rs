@@ -131,6 +131,9 @@ pub struct Engine {
     /// Since when only periodic profile events have been left to happen (no activity event
     /// pending, no one-off profile event to come); see [`Engine::only_cycles_left`].
     quiet_since: Option<SimTime>,
+    /// Sleeps that end when their host turns on ([`Engine::sleep_until_on`]): host, slot and
+    /// generation (a cancelled sleep's generation has moved on).
+    on_waiters: Vec<(HostId, Slot, u32)>,
     free_slots: Vec<Slot>,
     next_serial: u32,
     /// Activity slot owning each max-min variable.
@@ -181,6 +184,7 @@ impl Engine {
             profiles: std::collections::BinaryHeap::new(),
             profile_seq: 0,
             quiet_since: None,
+            on_waiters: Vec::new(),
             free_slots: Vec::new(),
             next_serial: 0,
             var_owner: Vec::new(),
@@ -366,6 +370,33 @@ impl Engine {
         self.queue
             .push(self.now + duration.max(0.0), Event::Completion { slot, generation });
         id
+    }
+
+    /// A sleep that completes when `host` turns on (at once if it is on): how a worker process
+    /// that its host's failure killed is started again when the host comes back, as SimGrid's
+    /// auto-restart actors are.
+    pub fn sleep_until_on(&mut self, host: HostId, tag: u64) -> ActivityId {
+        if self.host_is_on(host) {
+            return self.sleep(0.0, tag);
+        }
+        let (id, slot) = self.new_activity(ActivityKind::Sleep, tag, 0.0);
+        let act = &mut self.activities[slot as usize];
+        act.phase = Phase::Running;
+        let generation = act.generation;
+        self.on_waiters.push((host, slot, generation));
+        id
+    }
+
+    /// Wakes the sleeps waiting for `host` to turn on: their completions are due now.
+    pub(crate) fn wake_on_waiters(&mut self, host: HostId) {
+        let now = self.now;
+        let (woken, waiting): (Vec<_>, Vec<_>) = self.on_waiters.iter().partition(|w| w.0 == host);
+        self.on_waiters = waiting;
+        for (_, slot, generation) in woken {
+            if self.activities[slot as usize].generation == generation {
+                self.queue.push(now, Event::Completion { slot, generation });
+            }
+        }
     }
 
     /// Stops an activity without notification. Cancelling a finished activity does nothing.

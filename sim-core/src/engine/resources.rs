@@ -121,7 +121,10 @@ impl Engine {
             }
             ProfileTarget::HostState(h) => {
                 let on = value != 0.0;
-                self.hosts[h.0 as usize].on = on;
+                let was_on = std::mem::replace(&mut self.hosts[h.0 as usize].on, on);
+                if on && !was_on {
+                    self.wake_on_waiters(h);
+                }
                 if !on {
                     self.fail_where(
                         |_, act| match act.kind {

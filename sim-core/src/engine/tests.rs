@@ -187,6 +187,36 @@ fn state_profile_turning_the_host_off_fails_the_exec_at_that_date() {
 }
 
 #[test]
+fn a_sleep_until_on_ends_when_its_host_turns_back_on() {
+    // Off at 7.5 s, on again at 20 s: the wait started while off ends at 20 s; one started
+    // while the host is on ends at once; a cancelled one never ends.
+    let (mut p, h) = one_host(1e9, 1);
+    p.hosts[0].state_profile = Some(Profile::new(vec![(7.5, 0.0), (20.0, 1.0)], None).unwrap());
+    let mut e = Engine::new(Arc::new(p)).unwrap();
+    e.sleep_until_on(h, 1);
+    assert!(matches!(
+        e.next_notification(),
+        Some(Notification::Completed { tag: 1, .. })
+    ));
+    assert_eq!(e.now().secs(), 0.0);
+    e.sleep(10.0, 2);
+    assert!(matches!(
+        e.next_notification(),
+        Some(Notification::Completed { tag: 2, .. })
+    ));
+    assert!(!e.host_is_on(h));
+    e.sleep_until_on(h, 3);
+    let cancelled = e.sleep_until_on(h, 4);
+    e.cancel(cancelled);
+    assert!(matches!(
+        e.next_notification(),
+        Some(Notification::Completed { tag: 3, .. })
+    ));
+    assert_eq!(e.now().secs(), 20.0);
+    assert!(e.next_notification().is_none());
+}
+
+#[test]
 fn fcfs_disk_serves_one_request_at_a_time() {
     // Seek+rotation 10 ms, 50 MB/s: requests of 1 MB take 0.01 + 0.02 = 0.03 s each, in order.
     let (mut p, h) = one_host(1e9, 1);
