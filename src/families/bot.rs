@@ -271,20 +271,25 @@ impl Family for BagOfTasks {
         metrics.insert("workers_lost".to_string(), outcome.workers_lost as f64);
         metrics.insert("workers_restarted".to_string(), outcome.workers_restarted as f64);
         metrics.insert("chunks_lost".to_string(), outcome.lost_chunks.len() as f64);
-        let host_name = |worker: usize| ParamValue::Str(spec.platform.host(hosts[worker]).name.clone());
+        // Both chunk tables start with the worker, its host, the size and the first task, then
+        // their dates.
+        let row = |worker: usize, size: u64, first: u64, dates: &[f64]| -> Vec<ParamValue> {
+            let name = spec.platform.host(hosts[worker]).name.clone();
+            let ids = [
+                ParamValue::Int(worker as i64),
+                ParamValue::Str(name),
+                ParamValue::Int(size as i64),
+                ParamValue::Int(first as i64),
+            ];
+            ids.into_iter()
+                .chain(dates.iter().map(|&d| ParamValue::Float(d)))
+                .collect()
+        };
         // A handful of rows (one per failure that took a chunk): always kept.
         let lost_rows = outcome
             .lost_chunks
             .iter()
-            .map(|c| {
-                vec![
-                    ParamValue::Int(c.worker as i64),
-                    host_name(c.worker),
-                    ParamValue::Int(c.size as i64),
-                    ParamValue::Int(c.first_task as i64),
-                    ParamValue::Float(c.lost),
-                ]
-            })
+            .map(|c| row(c.worker, c.size, c.first_task, &[c.lost]))
             .collect();
         let mut tables = BTreeMap::from([declared_table(TABLES, "lost_chunks", lost_rows)?]);
         if !record_chunks {
@@ -297,17 +302,7 @@ impl Family for BagOfTasks {
         let rows = outcome
             .chunks
             .iter()
-            .map(|c| {
-                vec![
-                    ParamValue::Int(c.worker as i64),
-                    host_name(c.worker),
-                    ParamValue::Int(c.size as i64),
-                    ParamValue::Int(c.first_task as i64),
-                    ParamValue::Float(c.sent),
-                    ParamValue::Float(c.start),
-                    ParamValue::Float(c.end),
-                ]
-            })
+            .map(|c| row(c.worker, c.size, c.first_task, &[c.sent, c.start, c.end]))
             .collect();
         tables.extend([declared_table(TABLES, "chunks", rows)?]);
         Ok(RunOutput {
