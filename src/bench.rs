@@ -366,13 +366,10 @@ fn first_run_of_each_scheduler(
 ) -> Result<()> {
     let experiment = gridsim::experiment::load(file, false, &gridsim::families::all())?;
     if experiment.family.name() != family {
-        let text = std::fs::read_to_string(file).unwrap_or_default();
-        let line = text
-            .lines()
-            .position(|l| l.trim_start().starts_with("family"))
-            .map_or(0, |i| i + 1);
+        let spec = gridsim::experiment::parse(file, &experiment.text)?;
+        let (line, column) = gridsim::experiment::error::line_column(&experiment.text, spec.family.span().start);
         anyhow::bail!(
-            "{}:{line}: family: this benchmark measures family '{family}', not '{}'",
+            "{}:{line}:{column}: family: this benchmark measures family '{family}', not '{}'",
             file.display(),
             experiment.family.name()
         );

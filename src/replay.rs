@@ -167,31 +167,15 @@ pub fn parse(source: &str, text: &str) -> Result<Scenario> {
         }
     })?;
     let line_of = |raw: &serde_json::value::RawValue| line_of(text, raw.get());
-    let platform: String = serde_json::from_str(raw.platform.get()).map_err(|e| {
-        anyhow!(
-            "{source}:{}: field platform: {}",
-            line_of(raw.platform),
-            plain_types(&strip_position(&e))
-        )
-    })?;
+    let platform: String = field_value(raw.platform, "platform", &format!("{source}:{}", line_of(raw.platform)))?;
     let mut config = BTreeMap::new();
     if let Some(cfg) = raw.config {
-        let items: BTreeMap<String, &serde_json::value::RawValue> = serde_json::from_str(cfg.get()).map_err(|e| {
-            anyhow!(
-                "{source}:{}: field config: {}",
-                line_of(cfg),
-                plain_types(&strip_position(&e))
-            )
-        })?;
+        let items: BTreeMap<String, &serde_json::value::RawValue> =
+            field_value(cfg, "config", &format!("{source}:{}", line_of(cfg)))?;
         for (key, value) in items {
             let line = line_of(value);
-            let value: String = serde_json::from_str(value.get()).map_err(|e| {
-                anyhow!(
-                    "{source}:{line}: config: field {key}: {}",
-                    plain_types(&strip_position(&e))
-                )
-            })?;
-            platforms::error::check_setting(&key, &value).map_err(|why| anyhow!("{source}:{line}: config: {why}"))?;
+            let value: String = field_value(value, &key, &format!("{source}:{line}: config"))?;
+            platforms::check_setting(&key, &value).map_err(|why| anyhow!("{source}:{line}: config: {why}"))?;
             config.insert(key, value);
         }
     }
@@ -275,8 +259,8 @@ fn activity(
     })
 }
 
-/// An activity field's value as `T`; the message names the field at `at`.
-fn field_value<T: serde::de::DeserializeOwned>(raw: &serde_json::value::RawValue, name: &str, at: &str) -> Result<T> {
+/// A field's value as `T`; the message names the field at `at` (`FILE:LINE`, with the activity).
+fn field_value<'a, T: Deserialize<'a>>(raw: &'a serde_json::value::RawValue, name: &str, at: &str) -> Result<T> {
     serde_json::from_str(raw.get()).map_err(|e| anyhow!("{at}: field {name}: {}", plain_types(&strip_position(&e))))
 }
 

@@ -162,19 +162,6 @@ impl PlatformError {
     }
 }
 
-/// Checks one platform setting as the engine will when it starts: a `network/*` key must be a
-/// setting gridsim knows and its value must suit it; other keys are left to other models.
-/// The message names the setting: `network setting 'network/model': bad value 'SMPI': ...`.
-pub fn check_setting(key: &str, value: &str) -> Result<(), String> {
-    if !key.starts_with("network/") {
-        return Ok(());
-    }
-    let one = std::collections::BTreeMap::from([(key.to_string(), value.to_string())]);
-    sim_core::NetworkParams::from_config(&one)
-        .map(|_| ())
-        .map_err(|e| e.to_string())
-}
-
 /// serde's messages name Rust types (`expected i64`); a user reads "an integer".
 pub fn plain_types(message: &str) -> String {
     let mut out = message.to_string();

@@ -8,8 +8,36 @@ use crate::builder::{Builder, ClusterSpec, LinkPolicy, LinkProfiles};
 
 /// Invalid generator parameters.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("invalid generator parameter: {0}")]
-pub struct GeneratorError(pub String);
+#[error("invalid generator parameter: {message}")]
+pub struct GeneratorError {
+    /// The generator's parameter at fault (its Rust name: `hosts`, `speed_flops`, `bw`, ...),
+    /// when one is.
+    pub parameter: Option<&'static str>,
+    /// For a `(low, high)` range: true when the high end is at fault (not finite), false when
+    /// the low end or the order is.
+    pub upper: bool,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl GeneratorError {
+    fn about(parameter: &'static str, message: String) -> GeneratorError {
+        GeneratorError {
+            parameter: Some(parameter),
+            upper: false,
+            message,
+        }
+    }
+
+    /// A failure of the platform builder (no parameter to blame).
+    fn build(message: impl ToString) -> GeneratorError {
+        GeneratorError {
+            parameter: None,
+            upper: false,
+            message: message.to_string(),
+        }
+    }
+}
 
 /// Parameters of [`random_grid`]. Ranges are inclusive `(low, high)` and sampled uniformly.
 #[derive(Clone, Debug, PartialEq)]
@@ -43,10 +71,13 @@ impl Default for RandomGridParams {
     }
 }
 
-fn check_range(name: &str, (lo, hi): (f64, f64), allow_zero: bool) -> Result<(), GeneratorError> {
+fn check_range(name: &'static str, (lo, hi): (f64, f64), allow_zero: bool) -> Result<(), GeneratorError> {
     let ok_low = if allow_zero { lo >= 0.0 } else { lo > 0.0 };
     if !(ok_low && lo <= hi && hi.is_finite()) {
-        return Err(GeneratorError(format!("{name} range ({lo}, {hi})")));
+        return Err(GeneratorError {
+            upper: !hi.is_finite(),
+            ..GeneratorError::about(name, format!("{name} range ({lo}, {hi})"))
+        });
     }
     Ok(())
 }
@@ -67,10 +98,10 @@ fn sample(rng: &mut ChaCha8Rng, (lo, hi): (f64, f64)) -> f64 {
 /// route query (O(hosts^3): instant for 100 hosts, seconds for 1000).
 pub fn random_grid(params: &RandomGridParams, seed: u64) -> Result<Platform, GeneratorError> {
     if params.hosts == 0 {
-        return Err(GeneratorError("hosts must be at least 1".into()));
+        return Err(GeneratorError::about("hosts", "hosts must be at least 1".into()));
     }
     if params.cores == 0 {
-        return Err(GeneratorError("cores must be at least 1".into()));
+        return Err(GeneratorError::about("cores", "cores must be at least 1".into()));
     }
     check_range("speed_flops", params.speed_flops, false)?;
     check_range("bandwidth", params.bandwidth, false)?;
@@ -78,21 +109,21 @@ pub fn random_grid(params: &RandomGridParams, seed: u64) -> Result<Platform, Gen
     let n = params.hosts;
     let max_links = n * (n - 1) / 2;
     if n - 1 + params.extra_links > max_links {
-        return Err(GeneratorError(format!(
-            "{} extra links do not fit between {n} hosts",
-            params.extra_links
-        )));
+        return Err(GeneratorError::about(
+            "extra_links",
+            format!("{} extra links do not fit between {n} hosts", params.extra_links),
+        ));
     }
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let mut b = Builder::new();
     let root = b
         .configure_root("grid", ZoneRouting::Dijkstra)
-        .map_err(|e| GeneratorError(e.to_string()))?;
+        .map_err(GeneratorError::build)?;
     let mut hosts = Vec::with_capacity(n);
     for i in 0..n {
         let mut host = Host::new(format!("host-{i}"), sample(&mut rng, params.speed_flops));
         host.cores = params.cores;
-        hosts.push(b.add_host(root, host).map_err(|e| GeneratorError(e.to_string()))?);
+        hosts.push(b.add_host(root, host).map_err(GeneratorError::build)?);
     }
     let mut pairs: Vec<(usize, usize)> = (1..n).map(|i| (rng.gen_range(0..i), i)).collect();
     let mut linked: std::collections::BTreeSet<(usize, usize)> = pairs.iter().copied().collect();
@@ -115,7 +146,7 @@ pub fn random_grid(params: &RandomGridParams, seed: u64) -> Result<Platform, Gen
                 LinkPolicy::Shared,
                 LinkProfiles::default(),
             )
-            .map_err(|e| GeneratorError(e.to_string()))?;
+            .map_err(GeneratorError::build)?;
         b.add_route(
             root,
             NetPoint::Host(hosts[a]),
@@ -124,7 +155,7 @@ pub fn random_grid(params: &RandomGridParams, seed: u64) -> Result<Platform, Gen
             None,
             true,
         )
-        .map_err(|e| GeneratorError(e.to_string()))?;
+        .map_err(GeneratorError::build)?;
     }
     Ok(b.finish())
 }
@@ -148,7 +179,7 @@ pub fn homogeneous_cluster(
     bb_lat: f64,
 ) -> Result<Platform, GeneratorError> {
     if n == 0 {
-        return Err(GeneratorError("a cluster needs at least one host".into()));
+        return Err(GeneratorError::about("n", "a cluster needs at least one host".into()));
     }
     for (name, v, zero_ok) in [
         ("speed", speed, false),
@@ -158,13 +189,13 @@ pub fn homogeneous_cluster(
         ("bb_lat", bb_lat, true),
     ] {
         if !(v.is_finite() && (v > 0.0 || (zero_ok && v == 0.0))) {
-            return Err(GeneratorError(format!("{name} = {v}")));
+            return Err(GeneratorError::about(name, format!("{name} = {v}")));
         }
     }
     let mut b = Builder::new();
     let zone = b
         .configure_root("cluster", ZoneRouting::Star)
-        .map_err(|e| GeneratorError(e.to_string()))?;
+        .map_err(GeneratorError::build)?;
     let spec = ClusterSpec {
         id: "cluster".into(),
         prefix: "node-".into(),
@@ -180,7 +211,6 @@ pub fn homogeneous_cluster(
         limiter: None,
         router: None,
     };
-    b.fill_cluster(zone, &spec)
-        .map_err(|(_, e)| GeneratorError(e.to_string()))?;
+    b.fill_cluster(zone, &spec).map_err(|(_, e)| GeneratorError::build(e))?;
     Ok(b.finish())
 }

@@ -33,6 +33,19 @@ pub use profile_text::{parse_profile, parse_profile_with_periodicity, ProfilePar
 pub use toml_format::parse_gridsim_toml;
 pub use xml::parse_simgrid_xml;
 
+/// Checks one platform setting as the engine will when it starts: a `network/*` key must be a
+/// setting gridsim knows and its value must suit it; other keys are left to other models.
+/// The message names the setting: `network setting 'network/model': bad value 'SMPI': ...`.
+pub fn check_setting(key: &str, value: &str) -> Result<(), String> {
+    if !key.starts_with("network/") {
+        return Ok(());
+    }
+    let one = std::collections::BTreeMap::from([(key.to_string(), value.to_string())]);
+    sim_core::NetworkParams::from_config(&one)
+        .map(|_| ())
+        .map_err(|e| e.to_string())
+}
+
 /// Reads a text file: its contents, or a message naming the file and, for text that is not
 /// UTF-8, the line of the first bad byte (`FILE:LINE: not valid UTF-8 (byte 0xe9)`).
 pub fn read_text_file(path: &Path) -> Result<String, String> {

@@ -15,7 +15,8 @@ use sim_core::profile::Profile;
 use toml::Spanned;
 
 use crate::builder::{parse_radicals, Builder, ClusterPart, ClusterSpec, LinkPolicy, LinkProfiles};
-use crate::error::{check_setting, line_at_offset, plain_types, toml_key_at, ErrorKind, Field, PlatformError};
+use crate::check_setting;
+use crate::error::{line_at_offset, plain_types, toml_key_at, ErrorKind, Field, PlatformError};
 use crate::profile_text::parse_profile;
 use crate::units::{self, Quantity};
 use crate::FileResolver;

@@ -15,7 +15,8 @@ use sim_core::platform::{Disk, DiskModel, Host, NetPoint, Platform, ZoneId, Zone
 use sim_core::profile::Profile;
 
 use crate::builder::{parse_radicals, Builder, ClusterPart, ClusterSpec, Direction, LinkPolicy, LinkProfiles};
-use crate::error::{check_setting, line_at_offset, ErrorKind, Field, PlatformError};
+use crate::check_setting;
+use crate::error::{line_at_offset, ErrorKind, Field, PlatformError};
 use crate::profile_text::{parse_profile, parse_profile_with_periodicity};
 use crate::units::{self, Quantity};
 use crate::FileResolver;

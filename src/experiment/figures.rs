@@ -46,33 +46,19 @@ fn check_columns(
     columns: &[&str],
 ) -> bool {
     let f = fig.get_ref();
-    let named = [
-        ("x", Some(&f.x)),
-        ("y", Some(&f.y)),
-        ("series", f.series.as_ref()),
-        ("panels", f.panels.as_ref()),
-        ("x_end", f.x_end.as_ref()),
-        ("shade", f.shade.as_ref()),
-    ];
-    let filtered = f.filter.keys().map(|k| ("where", Some(k)));
     let file = if source == "runs" {
         "runs.csv".to_string()
     } else {
         format!("{source}.csv")
     };
     let mut ok = true;
-    for (what, column) in named.into_iter().chain(filtered) {
-        let Some(column) = column else { continue };
+    for (what, column) in f.named_columns() {
         let name = column.get_ref();
         if columns.contains(&name.as_str()) {
             continue;
         }
         ok = false;
-        let what = if what == "where" {
-            format!("{field}.where.{name}")
-        } else {
-            format!("{field}.{what}")
-        };
+        let what = format!("{field}.{what}");
         rep.error(
             column.span(),
             what,

@@ -262,51 +262,25 @@ fn get_u64(given: &BTreeMap<&str, &ParamValue>, name: &'static str, default: Opt
     }
 }
 
-/// The parameters a [`platforms::GeneratorError`] is about, from the names the generators
-/// use in their messages (`hosts must be at least 1`, `speed_flops range (2, 1)`, `bw = 0`).
-fn culprits(message: &str) -> Vec<&'static str> {
-    let first = message
-        .split(|c: char| !(c.is_alphanumeric() || c == '_'))
-        .find(|w| !w.is_empty())
-        .unwrap_or("");
-    let min_max = |hi: f64, min: &'static str, max: &'static str| {
-        // An infinite upper end blames the maximum; a bad lower end or an inverted range the
-        // minimum.
-        if hi.is_finite() {
-            vec![min, max]
-        } else {
-            vec![max, min]
-        }
-    };
-    let hi = || -> f64 {
-        let inner = message
-            .rsplit_once('(')
-            .and_then(|(_, r)| r.strip_suffix(')'))
-            .unwrap_or("");
-        inner
-            .split(',')
-            .nth(1)
-            .and_then(|t| t.trim().parse::<f64>().ok())
-            .unwrap_or(f64::NAN)
-    };
-    match first {
-        "hosts" | "a" if message.contains("host") => vec!["hosts"],
-        "cores" => vec!["cores"],
-        "speed_flops" => min_max(hi(), "speed_flops_min", "speed_flops_max"),
-        "bandwidth" => min_max(hi(), "bandwidth_bytes_per_s_min", "bandwidth_bytes_per_s_max"),
-        "latency" => min_max(hi(), "latency_s_min", "latency_s_max"),
-        "speed" => vec!["speed_flops"],
-        "bw" => vec!["bandwidth_bytes_per_s"],
-        "lat" => vec!["latency_s"],
-        "bb_bw" => vec!["backbone_bandwidth_bytes_per_s"],
-        "bb_lat" => vec!["backbone_latency_s"],
-        _ if message.contains("extra links") => vec!["extra_links", "hosts"],
-        _ => Vec::new(),
-    }
-}
-
+/// The experiment parameters a [`platforms::GeneratorError`] is about: the generator's own
+/// parameter named in experiment terms (a range by the end at fault first).
 fn generator_error(e: platforms::GeneratorError) -> GenError {
-    (culprits(&e.0), e.to_string())
+    let range = |min: &'static str, max: &'static str| if e.upper { vec![max, min] } else { vec![min, max] };
+    let culprits = match e.parameter {
+        Some("hosts" | "n") => vec!["hosts"],
+        Some("cores") => vec!["cores"],
+        Some("speed_flops") => range("speed_flops_min", "speed_flops_max"),
+        Some("bandwidth") => range("bandwidth_bytes_per_s_min", "bandwidth_bytes_per_s_max"),
+        Some("latency") => range("latency_s_min", "latency_s_max"),
+        Some("extra_links") => vec!["extra_links", "hosts"],
+        Some("speed") => vec!["speed_flops"],
+        Some("bw") => vec!["bandwidth_bytes_per_s"],
+        Some("lat") => vec!["latency_s"],
+        Some("bb_bw") => vec!["backbone_bandwidth_bytes_per_s"],
+        Some("bb_lat") => vec!["backbone_latency_s"],
+        _ => Vec::new(),
+    };
+    (culprits, e.to_string())
 }
 
 fn random_grid(given: &BTreeMap<&str, &ParamValue>) -> Result<Platform, GenError> {

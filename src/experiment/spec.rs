@@ -251,6 +251,22 @@ impl FigureKind {
 }
 
 impl FigureSpec {
+    /// Every column the figure names, with the field naming it (`x`, `series`, `where.nodes`):
+    /// x, y, series, panels, x_end, shade when given, then the `where` keys.
+    pub fn named_columns(&self) -> Vec<(String, &Spanned<String>)> {
+        let fields = [
+            ("x", Some(&self.x)),
+            ("y", Some(&self.y)),
+            ("series", self.series.as_ref()),
+            ("panels", self.panels.as_ref()),
+            ("x_end", self.x_end.as_ref()),
+            ("shade", self.shade.as_ref()),
+        ];
+        let fields = fields.into_iter().filter_map(|(f, c)| Some((f.to_string(), c?)));
+        let filtered = self.filter.keys().map(|k| (format!("where.{}", k.get_ref()), k));
+        fields.chain(filtered).collect()
+    }
+
     /// The figure's kind: `lines` when `kind` is absent; for an unknown kind, a message listing
     /// the valid ones.
     pub fn kind(&self) -> Result<FigureKind, String> {

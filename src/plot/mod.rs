@@ -157,25 +157,10 @@ impl std::error::Error for FieldError {}
 /// The field of `figure` that names column `c`, with its span; `series` without a span when
 /// none does (the default series column).
 fn field_of(figure: &FigureSpec, c: &str) -> (String, Option<std::ops::Range<usize>>) {
-    let named = [
-        ("x", Some(&figure.x)),
-        ("y", Some(&figure.y)),
-        ("series", figure.series.as_ref()),
-        ("panels", figure.panels.as_ref()),
-        ("x_end", figure.x_end.as_ref()),
-        ("shade", figure.shade.as_ref()),
-    ];
-    for (field, value) in named {
-        if let Some(v) = value.filter(|v| v.get_ref() == c) {
-            return (field.to_string(), Some(v.span()));
-        }
+    match figure.named_columns().into_iter().find(|(_, v)| v.get_ref() == c) {
+        Some((field, v)) => (field, Some(v.span())),
+        None => ("series".to_string(), None),
     }
-    for k in figure.filter.keys() {
-        if k.get_ref() == c {
-            return (format!("where.{}", k.get_ref()), Some(k.span()));
-        }
-    }
-    ("series".to_string(), None)
 }
 
 /// A figure's `where` as (column index, accepted values) pairs.
@@ -592,6 +577,7 @@ pub fn render(figure: &FigureSpec, data: &FigureData, path: &Path, format: Forma
         root,
         figure,
         data,
+        &legend_texts,
         rows,
         cols,
         legend_rows
@@ -636,13 +622,14 @@ fn draw<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     figure: &FigureSpec,
     data: &FigureData,
+    legend_texts: &[String],
     rows: usize,
     cols: usize,
     legend_rows: usize,
 ) -> Result<(), String> {
     let err = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
     let (plots, legend) = frame(root, figure, 28 * legend_rows as u32 + 8).map_err(err)?;
-    draw_legend(&legend, &legend_names(data)).map_err(err)?;
+    draw_legend(&legend, legend_texts).map_err(err)?;
 
     // Shared ranges over all panels.
     let points = || {
