@@ -46,6 +46,12 @@ fn every_bundled_experiment_runs_quick() {
         let text = String::from_utf8_lossy(&run.stdout);
         assert!(text.contains("runs"), "{name}: {text}");
     }
+    // Issue 18.16: the LDS experiment draws each worker's chunks over time from chunks.csv,
+    // one panel per scheduler.
+    let gantt = std::fs::read_to_string(out.path().join("plots/lds-quick/chunks-timeline.svg")).unwrap();
+    for text in ["scheduler = WQ", "scheduler = GSS", "scheduler = LDS(5)", "Worker host"] {
+        assert!(gantt.contains(text), "chunks-timeline.svg lacks '{text}'");
+    }
     // Every experiment wrote a non-empty runs.csv (header plus at least one row).
     let dirs: Vec<_> = std::fs::read_dir(out.path().join("results"))
         .unwrap()

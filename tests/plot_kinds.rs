@@ -446,3 +446,32 @@ x_log = true
     // Lines figures are unaffected.
     assert!(!err.contains("figure 'b': column"), "{err}");
 }
+
+#[test]
+fn a_swept_scheduler_parameter_shares_a_figure_with_other_schedulers() {
+    // Issue 18.9: "column 'beta' varies" used to refuse this figure; the swept value now joins
+    // the scheduler's label in the legend, and `labels` renames values for display (18.14).
+    let platform = Path::new(env!("CARGO_MANIFEST_DIR")).join("platforms/data/grid90.xml");
+    let text = format!(
+        "name = \"swept\"\nfamily = \"bot\"\n[platform]\nfile = \"{}\"\n\
+         [params]\ntasks = [40, 80]\ntask_flops = 1e9\nnodes = [8, 16]\n\
+         [[schedulers]]\nname = \"wq\"\nlabel = \"WQ\"\n\
+         [[schedulers]]\nname = \"lds\"\nlabel = \"LDS\"\nparams = {{ beta = [5, 20] }}\n\
+         [[figures]]\nname = \"m\"\nx = \"tasks\"\ny = \"makespan_s\"\npanels = \"nodes\"\n\
+         labels = {{ \"8\" = \"8 nodes\", \"LDS (beta=20)\" = \"LDS with β = 20\" }}\n",
+        platform.display()
+    );
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("swept.toml"), text).unwrap();
+    let (ok, _, err) = gridsim(&["validate", "swept.toml"], dir.path());
+    assert!(ok, "{err}");
+    let (ok, _, err) = gridsim(&["run", "swept.toml", "--out", "o"], dir.path());
+    assert!(ok, "{err}");
+    let svg = fs::read_to_string(dir.path().join("o/plots/swept/m.svg")).unwrap();
+    let texts: Vec<&str> = svg.lines().collect();
+    for text in ["WQ", "LDS (beta=5)", "LDS with β = 20", "8 nodes", "nodes = 16"] {
+        // (A series identical to an earlier one is followed by "(= that one)".)
+        assert!(texts.iter().any(|t| t.starts_with(text)), "m.svg lacks '{text}'");
+    }
+    assert!(!texts.contains(&"nodes = 8"));
+}

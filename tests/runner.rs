@@ -805,7 +805,7 @@ fn figures_are_redrawn_from_the_results_directory_with_labels_and_legend() {
     assert!(svg.contains("node-1.acme"));
     // Three replications: error bars are drawn (mean ± t·s/√n differs from the mean).
     let table = CsvTable::read(&out.path().join("results/toy/runs.csv")).unwrap();
-    let data = gridsim::plot::prepare(&exp.figures[0], &table, &exp.key_columns, "runs.csv").unwrap();
+    let data = gridsim::plot::prepare(&exp.figures[0], &table, exp.columns(), "runs.csv").unwrap();
     assert!(data.replicated);
     let p = &data.panels[0].series[0].points[0];
     assert_eq!(p.n, 3);
@@ -836,7 +836,11 @@ fn figure_data_is_the_mean_and_student_t_interval_of_the_replications() {
         ]);
     }
     let keys = vec!["n".to_string(), "scheduler".into(), "replication".into()];
-    let data = gridsim::plot::prepare(spec.figures[0].get_ref(), &table, &keys, "runs.csv").unwrap();
+    let columns = gridsim::plot::RunColumns {
+        keys: &keys,
+        scheduler_params: &[],
+    };
+    let data = gridsim::plot::prepare(spec.figures[0].get_ref(), &table, columns, "runs.csv").unwrap();
     let pts = &data.panels[0].series[0].points;
     assert_eq!(pts.len(), 2);
     assert_eq!((pts[0].x, pts[0].mean, pts[0].n), (1.0, 2.0, 3));
@@ -853,7 +857,7 @@ fn figure_data_is_the_mean_and_student_t_interval_of_the_replications() {
         "name='f'\nfamily='x'\nplatform={file='p'}\nschedulers=[{name='a'}]\n[[figures]]\nname='m'\nx='replication'\ny='y'\nseries='n'\n",
     )
     .unwrap();
-    let err = gridsim::plot::prepare(by_n.figures[0].get_ref(), &table, &keys, "runs.csv")
+    let err = gridsim::plot::prepare(by_n.figures[0].get_ref(), &table, columns, "runs.csv")
         .unwrap_err()
         .to_string();
     assert!(err.contains("column 'scheduler' varies (a, b)"), "{err}");

@@ -9,7 +9,7 @@ use toml::Spanned;
 
 use super::error::{list, Reporter};
 use super::spec::{FigureKind, FigureSpec};
-use super::{filter_values, is_safe_name, Run};
+use super::{filter_values, is_safe_name, Run, RunColumns};
 use crate::family::Family;
 
 /// The columns of the CSV a figure draws from: runs.csv (run id, key columns, metrics, events)
@@ -78,10 +78,11 @@ pub(super) fn check_figures(
     figures: &[Spanned<FigureSpec>],
     family: &dyn Family,
     tables: &[String],
-    key_columns: &[String],
+    columns: RunColumns<'_>,
     runs: &[Run],
     quick: bool,
 ) {
+    let key_columns = columns.keys;
     // Distinct values of each key column over the whole sweep.
     let mut distinct: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
     for run in runs {
@@ -129,6 +130,20 @@ pub(super) fn check_figures(
             }
         };
         check_kind_fields(rep, fig, &field, kind, tables, &distinct, quick);
+        if let (Err(message), Some(v)) = (f.per_panel_y(), &f.y_scale) {
+            rep.error(
+                v.span(),
+                format!("{field}.y_scale"),
+                format!("figure '{name}': {message}"),
+            );
+        }
+        if let (Err(message), Some(v)) = (f.min_replications(), &f.min_replications) {
+            rep.error(
+                v.span(),
+                format!("{field}.min_replications"),
+                format!("figure '{name}': {message}"),
+            );
+        }
         // A figure naming a column its CSV will not have is reported here, at the name, and
         // not also as a varying column it fails to draw (which would point at the wrong one).
         let columns_exist =
@@ -207,8 +222,11 @@ pub(super) fn check_figures(
         .flatten()
         .chain(f.filter.keys().map(|k| k.get_ref().as_str()))
         .collect();
+        // A varying scheduler parameter joins the scheduler's name in the series.
+        let folded = |c: &str| series == "scheduler" && columns.scheduler_params.iter().any(|p| p == c);
         for (column, values) in &distinct {
-            if matches!(*column, "replication" | "seed") || values.len() < 2 || drawn.contains(column) {
+            if matches!(*column, "replication" | "seed") || values.len() < 2 || drawn.contains(column) || folded(column)
+            {
                 continue;
             }
             rep.error(
@@ -333,6 +351,16 @@ fn check_kind_fields(
                     "draws one run, so it has no error bars",
                 ),
                 ("x_log", f.x_log, "has a linear time axis"),
+                (
+                    "y_scale",
+                    f.y_scale.is_some(),
+                    "has one strip per value of `y`, not a y scale",
+                ),
+                (
+                    "min_replications",
+                    f.min_replications.is_some(),
+                    "draws one run, so it has no replications to count",
+                ),
                 ("y_log", f.y_log, "has one strip per value of `y`, not a numeric axis"),
             ];
             for (what, set, why) in refused {

@@ -122,6 +122,8 @@ pub struct Experiment {
     /// The columns that identify a run in `runs.csv`, after `run` and before the metrics:
     /// `platform` (when it is an axis), the axes, `scheduler`, `replication`, `seed`.
     pub key_columns: Vec<String>,
+    /// The names of the scheduler parameters the file sets ([`scheduler_param_names`]).
+    pub scheduler_params: Vec<String>,
     /// Every run, by index.
     pub runs: Vec<Run>,
     /// The experiment files `includes` names, resolved against this file's directory.
@@ -132,6 +134,14 @@ pub struct Experiment {
 }
 
 impl Experiment {
+    /// The columns that identify its runs.
+    pub fn columns(&self) -> RunColumns<'_> {
+        RunColumns {
+            keys: &self.key_columns,
+            scheduler_params: &self.scheduler_params,
+        }
+    }
+
     /// The directory name under `results/` and `plots/`: the name, plus `-quick` in quick mode.
     pub fn dir_name(&self) -> String {
         if self.quick {
@@ -192,6 +202,28 @@ pub fn load(path: &Path, quick: bool, families: &[&'static dyn Family]) -> Resul
 /// Parses experiment text (syntax and field names only), as `load` does first.
 pub fn parse(path: &Path, text: &str) -> Result<ExperimentSpec, ExperimentError> {
     spec::parse(text).map_err(|e| error::from_toml(path, text, &e))
+}
+
+/// The columns of a results CSV that identify runs, as the experiment declared them.
+#[derive(Clone, Copy, Debug)]
+pub struct RunColumns<'a> {
+    /// Every key column ([`Experiment::key_columns`]).
+    pub keys: &'a [String],
+    /// The scheduler parameters among them: when one varies and a figure's series is the
+    /// scheduler, its value joins the series name ("LDS (beta=5)") instead of being an error.
+    pub scheduler_params: &'a [String],
+}
+
+/// The names of every scheduler parameter the experiment sets (`[[schedulers]] params`,
+/// sorted): a figure whose series is the scheduler names the ones that vary in its legend.
+pub fn scheduler_param_names(spec: &ExperimentSpec) -> Vec<String> {
+    let names: BTreeSet<&String> = spec
+        .schedulers
+        .get_ref()
+        .iter()
+        .flat_map(|s| s.get_ref().params.keys().map(|k| k.get_ref()))
+        .collect();
+    names.into_iter().cloned().collect()
 }
 
 /// [`load`] on text already read; `path` locates messages and relative file names.
@@ -716,7 +748,12 @@ fn resolve(
 
     // Figures.
     let figures: Vec<FigureSpec> = spec.figures.iter().map(|f| f.get_ref().clone()).collect();
-    figures::check_figures(rep, &spec.figures, family, &tables, &key_columns, &runs, quick);
+    let scheduler_params = scheduler_param_names(spec);
+    let columns = RunColumns {
+        keys: &key_columns,
+        scheduler_params: &scheduler_params,
+    };
+    figures::check_figures(rep, &spec.figures, family, &tables, columns, &runs, quick);
 
     Some(Experiment {
         file: path.to_path_buf(),
@@ -736,6 +773,7 @@ fn resolve(
         workload: job_trace,
         axes,
         key_columns,
+        scheduler_params,
         runs,
         includes,
         warnings,

@@ -223,7 +223,28 @@ pub struct FigureSpec {
     /// with its improvement `(baseline - value) / baseline` in percent.
     #[serde(default)]
     pub baseline: Option<Spanned<String>>,
+    /// Display text for values of the series, panels and (categorical) x columns, keyed by the
+    /// value as the CSV holds it (`""` for a value that is not set): legends, panel titles and
+    /// category names show the text instead of the raw value.
+    #[serde(default)]
+    pub labels: BTreeMap<String, String>,
+    /// Fewest replications behind a point for its confidence interval to be drawn (default
+    /// 3): in a replicated figure, a point averaged over fewer is drawn hollow, without an
+    /// interval, and the figure says so below its legend.
+    #[serde(default)]
+    pub min_replications: Option<Spanned<i64>>,
+    /// `shared` (default): every panel has the same y axis, so panels compare; `per_panel`:
+    /// each panel's y axis fits its own data.
+    #[serde(default)]
+    pub y_scale: Option<Spanned<String>>,
 }
+
+/// Default of [`FigureSpec::min_replications`]: with two values the 95% Student-t interval is
+/// ±12.7 standard errors, too wide to say anything.
+pub const DEFAULT_MIN_REPLICATIONS: usize = 3;
+
+/// The values of [`FigureSpec::y_scale`].
+pub const Y_SCALES: [&str; 2] = ["shared", "per_panel"];
 
 /// The kinds of figure, the values of `kind`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -265,6 +286,33 @@ impl FigureSpec {
         let fields = fields.into_iter().filter_map(|(f, c)| Some((f.to_string(), c?)));
         let filtered = self.filter.keys().map(|k| (format!("where.{}", k.get_ref()), k));
         fields.chain(filtered).collect()
+    }
+
+    /// The display text of a series, panel or category value (see [`FigureSpec::labels`]).
+    pub fn label<'a>(&'a self, value: &'a str) -> &'a str {
+        self.labels.get(value).map_or(value, String::as_str)
+    }
+
+    /// Whether each panel gets its own y axis; an unknown `y_scale` is an error listing the
+    /// valid ones.
+    pub fn per_panel_y(&self) -> Result<bool, String> {
+        match self.y_scale.as_ref().map(|s| s.get_ref().as_str()) {
+            None | Some("shared") => Ok(false),
+            Some("per_panel") => Ok(true),
+            Some(other) => Err(format!("unknown y_scale '{other}' (valid: {})", Y_SCALES.join(", "))),
+        }
+    }
+
+    /// [`FigureSpec::min_replications`] with its default; a value below 1 is an error.
+    pub fn min_replications(&self) -> Result<usize, String> {
+        match &self.min_replications {
+            None => Ok(DEFAULT_MIN_REPLICATIONS),
+            Some(n) if *n.get_ref() >= 1 && *n.get_ref() <= 1_000_000 => Ok(*n.get_ref() as usize),
+            Some(n) => Err(format!(
+                "min_replications must be from 1 to 1000000, got {}",
+                n.get_ref()
+            )),
+        }
     }
 
     /// The figure's kind: `lines` when `kind` is absent; for an unknown kind, a message listing

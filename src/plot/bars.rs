@@ -36,12 +36,15 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
+use super::axis::{linear_ticks, log_minor, log_ticks, AxisFormat, Ticked};
 use super::{
-    draw_legend_entries, figure_size, frame, log_minor, log_ticks, prepare_groups, register_font, render_images,
-    style_of, tick_label, Format, FAMILY,
+    draw_legend_entries, draw_note, figure_size, frame, prepare_groups, register_font, render_images, style_of, Format,
+    RunColumns, FAMILY,
 };
 use crate::experiment::spec::FigureSpec;
 use crate::output::{format_f64, CsvTable};
+use plotters::coord::combinators::LogCoord;
+use plotters::coord::types::RangedCoordf64;
 
 /// Share of a group's width taken by its bars (the rest separates groups).
 const GROUP_WIDTH: f64 = 0.8;
@@ -88,6 +91,8 @@ pub struct BarsData {
     pub panels: Vec<BarPanel>,
     /// The baseline series' index, when the figure has a baseline present in the data.
     pub baseline: Option<usize>,
+    /// The line under the legend saying which bars have no interval (too few replications).
+    pub note: Option<String>,
 }
 
 /// Groups and averages the rows of `table` for a bars `figure`, as [`super::prepare`] does for
@@ -97,7 +102,7 @@ pub struct BarsData {
 pub fn prepare(
     figure: &FigureSpec,
     table: &CsvTable,
-    key_columns: &[String],
+    columns: RunColumns<'_>,
     source: &str,
     quick: bool,
 ) -> Result<BarsData> {
@@ -108,7 +113,13 @@ pub fn prepare(
     // The intervals are always computed, for the CSV; `error_bars = false` only hides them.
     let mut with_intervals = figure.clone();
     with_intervals.error_bars = None;
-    let (data, panel_keys) = prepare_groups(&with_intervals, table, key_columns, source, true)?;
+    let (data, panel_keys) = prepare_groups(&with_intervals, table, columns, source, true)?;
+    let note = data.thin_note().map(|_| {
+        format!(
+            "Bars without whiskers: mean of fewer than {} replications, no confidence interval",
+            data.min_replications
+        )
+    });
     let categories = data.categories.unwrap_or_default();
     let series_names = data.series_names;
     let baseline = match &figure.baseline {
@@ -173,6 +184,7 @@ pub fn prepare(
         series_names,
         panels,
         baseline,
+        note,
     })
 }
 
@@ -237,7 +249,8 @@ pub fn write(figure: &FigureSpec, data: &BarsData, dir: &Path) -> Result<Vec<Pat
 /// Draws a bars figure into a file.
 pub fn render(figure: &FigureSpec, data: &BarsData, path: &Path, format: Format) -> Result<()> {
     register_font();
-    let (width, height, rows, cols, legend_rows) = figure_size(data.panels.len(), &data.series_names);
+    let names = legend_names(figure, data);
+    let (width, height, rows, cols, legend_rows) = figure_size(data.panels.len(), &names, data.note.iter().count());
     draw_to_file!(path, format, (width, height), |root| draw(
         root,
         figure,
@@ -258,49 +271,73 @@ fn draw<DB: DrawingBackend>(
 ) -> Result<(), String> {
     let err = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
     let (plots, legend) = frame(root, figure, 28 * legend_rows as u32 + 8).map_err(err)?;
-    draw_legend(&legend, &data.series_names).map_err(err)?;
+    draw_legend(&legend, &legend_names(figure, data)).map_err(err)?;
+    if let Some(note) = &data.note {
+        draw_note(&legend, note, legend_rows - 1).map_err(err)?;
+    }
 
     let name = figure.name.get_ref();
+    let per_panel = figure.per_panel_y().map_err(|m| format!("figure '{name}': {m}"))?;
     let whiskers = figure.error_bars != Some(false);
-    let bars = || data.panels.iter().flat_map(|p| p.bars.iter());
-    // The tops of the bars, whiskers included when drawn.
-    let ends = || bars().flat_map(move |b| if whiskers { [b.lo, b.mean, b.hi] } else { [b.mean; 3] });
-    let annotated = bars().any(|b| b.improvement_pct.is_some());
-    let areas = plots.split_evenly((rows, cols));
+    let all = || data.panels.iter().flat_map(|p| p.bars.iter());
     if figure.y_log {
-        if let Some(b) = bars().find(|b| b.mean <= 0.0) {
+        if let Some(b) = all().find(|b| b.mean <= 0.0) {
             return Err(format!(
                 "figure '{name}': y_log needs positive values, but '{}' has mean {}",
                 figure.y.get_ref(),
                 b.mean
             ));
         }
-        let (lo, hi) = min_max(ends().filter(|v| *v > 0.0))
-            .ok_or_else(|| format!("figure '{name}': y ({}) has no finite value", figure.y.get_ref()))?;
-        let (l, h) = (lo.log10(), hi.log10());
-        let pad = ((h - l) * 0.05).max(0.05);
-        // Room above the highest bar for its improvement label.
-        let top = if annotated { 2.5 * pad } else { pad };
-        let (y0, y1) = (10f64.powf(l - pad), 10f64.powf(h + top));
-        for (area, panel) in areas.iter().zip(&data.panels) {
-            let y = (y0..y1)
-                .log_scale()
-                .with_key_points(log_ticks(y0, y1))
-                .with_light_points(log_minor(y0, y1));
-            draw_panel(area, figure, data, panel, y, y0)?;
+    }
+    // The y axis over some bars: their tops, whiskers included when drawn, room above for
+    // improvement labels; on a linear axis bars stand on 0, so it always includes 0.
+    let y_axis = |bars: &[&Bar]| -> Result<(f64, f64), String> {
+        let ends = bars
+            .iter()
+            .flat_map(|b| if whiskers { [b.lo, b.mean, b.hi] } else { [b.mean; 3] });
+        let annotated = bars.iter().any(|b| b.improvement_pct.is_some());
+        let no_value = || format!("figure '{name}': y ({}) has no finite value", figure.y.get_ref());
+        if figure.y_log {
+            let (lo, hi) = min_max(ends.filter(|v| *v > 0.0)).ok_or_else(no_value)?;
+            let (l, h) = (lo.log10(), hi.log10());
+            let pad = ((h - l) * 0.05).max(0.05);
+            let top = if annotated { 2.5 * pad } else { pad };
+            return Ok((10f64.powf(l - pad), 10f64.powf(h + top)));
         }
-    } else {
-        // Bars stand on 0, so the axis always includes it.
-        let (lo, hi) = min_max(ends().chain([0.0]))
-            .ok_or_else(|| format!("figure '{name}': y ({}) has no finite value", figure.y.get_ref()))?;
+        let (lo, hi) = min_max(ends.chain([0.0])).ok_or_else(no_value)?;
         let span = if hi > lo { hi - lo } else { 1.0 };
         let y0 = if lo < 0.0 { lo - 0.05 * span } else { 0.0 };
         let top = if annotated { 0.12 } else { 0.05 };
         let y1 = if hi > 0.0 || annotated { hi + top * span } else { 0.0 };
         // All bars 0: still a drawable axis.
-        let y1 = if y1 > y0 { y1 } else { y0 + 1.0 };
-        for (area, panel) in areas.iter().zip(&data.panels) {
-            draw_panel(area, figure, data, panel, y0..y1, 0.0)?;
+        Ok((y0, if y1 > y0 { y1 } else { y0 + 1.0 }))
+    };
+    let shared = y_axis(&all().collect::<Vec<_>>())?;
+    let areas = plots.split_evenly((rows, cols));
+    for (area, panel) in areas.iter().zip(&data.panels) {
+        let (y0, y1) = if per_panel {
+            y_axis(&panel.bars.iter().collect::<Vec<_>>())?
+        } else {
+            shared
+        };
+        if figure.y_log {
+            let ticks = log_ticks(y0, y1);
+            let format = AxisFormat::for_ticks(&ticks);
+            let y = Ticked {
+                inner: LogCoord::from((y0..y1).log_scale()),
+                bold: ticks,
+                light: log_minor(y0, y1),
+            };
+            draw_panel(area, figure, data, panel, (y, format), y0)?;
+        } else {
+            let (bold, light) = linear_ticks(y0, y1);
+            let format = AxisFormat::for_ticks(&bold);
+            let y = Ticked {
+                inner: RangedCoordf64::from(y0..y1),
+                bold,
+                light,
+            };
+            draw_panel(area, figure, data, panel, (y, format), 0.0)?;
         }
     }
     Ok(())
@@ -314,13 +351,19 @@ fn min_max(values: impl Iterator<Item = f64>) -> Option<(f64, f64)> {
     })
 }
 
-/// Draws one panel; bars stand on `floor` (0, or the bottom of a logarithmic axis).
+/// The legend's text: each series' display label ([`FigureSpec::labels`]).
+fn legend_names(figure: &FigureSpec, data: &BarsData) -> Vec<String> {
+    data.series_names.iter().map(|n| figure.label(n).to_string()).collect()
+}
+
+/// Draws one panel on the y axis `y` written in `y_format`; bars stand on `floor` (0, or the
+/// bottom of a logarithmic axis).
 fn draw_panel<DB, Y>(
     area: &DrawingArea<DB, Shift>,
     figure: &FigureSpec,
     data: &BarsData,
     panel: &BarPanel,
-    y: Y,
+    (y, y_format): (Y, AxisFormat),
     floor: f64,
 ) -> Result<(), String>
 where
@@ -329,7 +372,7 @@ where
     Y::CoordDescType: plotters::coord::ranged1d::ValueFormatter<f64>,
 {
     let err = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
-    let cats = &data.categories;
+    let cats: Vec<&str> = data.categories.iter().map(|c| figure.label(c)).collect();
     let n_cats = cats.len().max(1);
     // Group names that do not fit side by side are written vertically.
     let (width, _) = area.dim_in_pixel();
@@ -346,7 +389,7 @@ where
         builder.caption(title, (FAMILY, 20).into_font());
     }
     let mut chart = builder.build_cartesian_2d(-0.5..n_cats as f64 - 0.5, y).map_err(err)?;
-    let y_fmt = |v: &f64| tick_label(*v);
+    let y_fmt = |v: &f64| y_format.format(*v);
     let x_desc = figure.x_label.clone().unwrap_or_else(|| figure.x.get_ref().clone());
     let y_desc = figure.y_label.clone().unwrap_or_else(|| figure.y.get_ref().clone());
     chart
@@ -389,7 +432,7 @@ where
     let left = |b: &Bar| b.category as f64 - GROUP_WIDTH / 2.0 + b.series as f64 * bar_width;
     chart
         .draw_series(panel.bars.iter().map(|b| {
-            let (color, _) = style_of(b.series);
+            let color = style_of(b.series).color;
             Rectangle::new([(left(b), floor), (left(b) + bar_width, b.mean)], color.filled())
         }))
         .map_err(err)?;
@@ -442,7 +485,7 @@ fn draw_legend<DB: DrawingBackend>(
     names: &[String],
 ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
     draw_legend_entries(area, names, 24, |area, x, y, i| {
-        let (color, _) = style_of(i);
+        let color = style_of(i).color;
         area.draw(&Rectangle::new([(x, y - 7), (x + 16, y + 7)], color.filled()))?;
         area.draw(&Rectangle::new(
             [(x, y - 7), (x + 16, y + 7)],
@@ -492,14 +535,18 @@ mod tests {
         t
     }
 
-    fn keys() -> Vec<String> {
-        vec!["program".into(), "scheduler".into(), "replication".into()]
+    fn keys() -> RunColumns<'static> {
+        let keys: Vec<String> = vec!["program".into(), "scheduler".into(), "replication".into()];
+        RunColumns {
+            keys: Box::leak(keys.into_boxed_slice()),
+            scheduler_params: &[],
+        }
     }
 
     #[test]
     fn bar_means_and_intervals_are_those_lines_compute() {
-        let bars = prepare(&figure(""), &table(), &keys(), "runs.csv", false).unwrap();
-        let lines = prepare_lines(&figure(""), &table(), &keys(), "runs.csv").unwrap();
+        let bars = prepare(&figure(""), &table(), keys(), "runs.csv", false).unwrap();
+        let lines = prepare_lines(&figure(""), &table(), keys(), "runs.csv").unwrap();
         assert_eq!(bars.categories, ["fib", "tsp"]);
         assert_eq!(bars.series_names, ["RS", "CRS"]);
         let mut from_lines = Vec::new();
@@ -521,7 +568,7 @@ mod tests {
         assert_eq!((fib_rs.mean, fib_rs.n), (668.0, 3));
         assert!(fib_rs.lo < 668.0 && fib_rs.hi > 668.0);
         // error_bars = false hides whiskers only: the interval is still there for the CSV.
-        let hidden = prepare(&figure("error_bars = false"), &table(), &keys(), "runs.csv", false).unwrap();
+        let hidden = prepare(&figure("error_bars = false"), &table(), keys(), "runs.csv", false).unwrap();
         assert_eq!(hidden.panels, bars.panels);
     }
 
@@ -532,13 +579,13 @@ mod tests {
         for row in &mut t.rows {
             row[col] = if row[col] == "fib" { "10".into() } else { "2".into() };
         }
-        let bars = prepare(&figure(""), &t, &keys(), "runs.csv", false).unwrap();
+        let bars = prepare(&figure(""), &t, keys(), "runs.csv", false).unwrap();
         assert_eq!(bars.categories, ["10", "2"]);
     }
 
     #[test]
     fn improvements_over_the_baseline_are_rounded_percentages() {
-        let bars = prepare(&figure("baseline = 'RS'"), &table(), &keys(), "runs.csv", false).unwrap();
+        let bars = prepare(&figure("baseline = 'RS'"), &table(), keys(), "runs.csv", false).unwrap();
         assert_eq!(bars.baseline, Some(0));
         let pct: Vec<Option<f64>> = bars.panels[0].bars.iter().map(|b| b.improvement_pct).collect();
         // fib: (668 - 310) / 668 = 53.59...%; tsp: (100 - 140) / 100 = -40%.
@@ -565,7 +612,7 @@ mod tests {
 
     #[test]
     fn an_unknown_baseline_is_an_error_naming_the_series_values() {
-        let err = prepare(&figure("baseline = 'RR'"), &table(), &keys(), "runs.csv", false)
+        let err = prepare(&figure("baseline = 'RR'"), &table(), keys(), "runs.csv", false)
             .unwrap_err()
             .to_string();
         assert!(
@@ -575,9 +622,9 @@ mod tests {
             "{err}"
         );
         // In quick mode the subset may lack the baseline: no improvements, no error.
-        let quick = prepare(&figure("baseline = 'RR'"), &table(), &keys(), "runs.csv", true).unwrap();
+        let quick = prepare(&figure("baseline = 'RR'"), &table(), keys(), "runs.csv", true).unwrap();
         assert_eq!(quick.baseline, None);
-        let err = prepare(&figure("x_log = true"), &table(), &keys(), "runs.csv", false).unwrap_err();
+        let err = prepare(&figure("x_log = true"), &table(), keys(), "runs.csv", false).unwrap_err();
         assert!(err.to_string().contains("remove `x_log`"), "{err}");
     }
 
@@ -585,7 +632,7 @@ mod tests {
     fn bars_are_drawn_with_their_labels() {
         let dir = tempfile::tempdir().unwrap();
         let fig = figure("baseline = 'RS'\ntitle = 'Table 1'");
-        let bars = prepare(&fig, &table(), &keys(), "runs.csv", false).unwrap();
+        let bars = prepare(&fig, &table(), keys(), "runs.csv", false).unwrap();
         let written = write(&fig, &bars, dir.path()).unwrap();
         assert_eq!(written.len(), 3);
         let svg = std::fs::read_to_string(dir.path().join("b.svg")).unwrap();
@@ -593,7 +640,7 @@ mod tests {
             assert!(svg.contains(text), "b.svg lacks '{text}'");
         }
         let fig = figure("y_log = true");
-        let bars = prepare(&fig, &table(), &keys(), "runs.csv", false).unwrap();
+        let bars = prepare(&fig, &table(), keys(), "runs.csv", false).unwrap();
         write(&fig, &bars, dir.path()).unwrap();
         // Bars of height 0, and negative bars.
         for value in ["0", "-5"] {
@@ -603,7 +650,7 @@ mod tests {
                 row[y] = if row[1] == "fib" { value.into() } else { "0".into() };
             }
             let fig = figure("baseline = 'RS'");
-            let bars = prepare(&fig, &t, &keys(), "runs.csv", false).unwrap();
+            let bars = prepare(&fig, &t, keys(), "runs.csv", false).unwrap();
             // tsp's baseline is 0: no improvement.
             let tsp = bars.panels[0].bars.iter().filter(|b| b.category == 1);
             assert!(tsp.clone().count() == 2 && tsp.clone().all(|b| b.improvement_pct.is_none()));
@@ -614,7 +661,7 @@ mod tests {
         let y = t.column("time_s").unwrap();
         t.rows[0][y] = "-2004".into();
         let fig = figure("y_log = true");
-        let bars = prepare(&fig, &t, &keys(), "runs.csv", false).unwrap();
+        let bars = prepare(&fig, &t, keys(), "runs.csv", false).unwrap();
         let err = write(&fig, &bars, dir.path()).unwrap_err();
         assert!(format!("{err:#}").contains("y_log needs positive values"), "{err:#}");
     }

@@ -32,8 +32,10 @@ macro_rules! draw_to_file {
     }};
 }
 
+pub mod axis;
 pub mod bars;
 pub mod stats;
+pub mod style;
 pub mod timeline;
 pub mod trace;
 
@@ -49,9 +51,13 @@ use plotters::style::FontStyle;
 
 use crate::experiment::error::line_column;
 use crate::experiment::spec::{FigureKind, FigureSpec};
+pub use crate::experiment::RunColumns;
 use crate::experiment::{self, filter_values};
 use crate::output::CsvTable;
 use crate::runner::store::Manifest;
+pub use axis::tick_label;
+use axis::{AxisFormat, Ticked};
+use style::{draw_line_px, draw_marker_px, style_of, SeriesStyle};
 
 /// The bundled font.
 static FONT: &[u8] = include_bytes!("fonts/DejaVuSans.ttf");
@@ -116,6 +122,31 @@ pub struct FigureData {
     pub series_names: Vec<String>,
     /// Whether any point averages more than one value.
     pub replicated: bool,
+    /// In a replicated figure, points averaged over fewer values have no interval and are
+    /// drawn hollow ([`FigureSpec::min_replications`]).
+    pub min_replications: usize,
+}
+
+impl FigureData {
+    /// Whether point `p` is too thinly replicated for an interval (drawn hollow).
+    pub fn is_thin(&self, p: &Point) -> bool {
+        self.replicated && p.n < self.min_replications
+    }
+
+    /// The line under the legend saying which points are drawn hollow, when some are.
+    pub fn thin_note(&self) -> Option<String> {
+        let thin = self
+            .panels
+            .iter()
+            .flat_map(|p| p.series.iter().flat_map(|s| s.points.iter()))
+            .any(|p| self.is_thin(p));
+        thin.then(|| {
+            format!(
+                "Hollow markers: mean of fewer than {} replications, no confidence interval",
+                self.min_replications
+            )
+        })
+    }
 }
 
 /// The index of column `c` of `table`, or an error naming the figure, the column and the
@@ -179,10 +210,27 @@ pub(crate) fn where_filters(figure: &FigureSpec, table: &CsvTable, source: &str)
     Ok(filters)
 }
 
-/// Groups and averages the rows of `table` for `figure`. `key_columns` are the columns that
-/// identify runs; `source` names the CSV file in messages.
-pub fn prepare(figure: &FigureSpec, table: &CsvTable, key_columns: &[String], source: &str) -> Result<FigureData> {
-    prepare_groups(figure, table, key_columns, source, false).map(|(data, _)| data)
+/// The caption of the panel whose panels column `column` holds `key`: its display label when
+/// the figure gives one, else `column = key` (`column not set` for an empty value).
+pub(crate) fn panel_title(figure: &FigureSpec, column: &str, key: &str) -> String {
+    match figure.labels.get(key) {
+        Some(label) => label.clone(),
+        None if key.is_empty() => format!("{column} not set"),
+        None => format!("{column} = {key}"),
+    }
+}
+
+/// Groups and averages the rows of `table` for `figure`; `source` names the CSV file in
+/// messages. Series names and categories are the display labels of their values.
+pub fn prepare(figure: &FigureSpec, table: &CsvTable, columns: RunColumns<'_>, source: &str) -> Result<FigureData> {
+    let (mut data, _) = prepare_groups(figure, table, columns, source, false)?;
+    let label = |v: &mut String| *v = figure.label(v).to_string();
+    data.series_names.iter_mut().for_each(label);
+    for panel in &mut data.panels {
+        panel.series.iter_mut().for_each(|s| label(&mut s.name));
+    }
+    data.categories.iter_mut().flatten().for_each(label);
+    Ok(data)
 }
 
 /// [`prepare`], with x taken as categories in order of first appearance even when numeric when
@@ -191,11 +239,12 @@ pub fn prepare(figure: &FigureSpec, table: &CsvTable, key_columns: &[String], so
 pub(crate) fn prepare_groups(
     figure: &FigureSpec,
     table: &CsvTable,
-    key_columns: &[String],
+    columns: RunColumns<'_>,
     source: &str,
     categorical: bool,
 ) -> Result<(FigureData, Vec<String>)> {
     let name = figure.name.get_ref();
+    let min_replications = figure.min_replications().map_err(|m| anyhow!("figure '{name}': {m}"))?;
     let column = |c: &str| figure_column(figure, table, source, c);
     let x = column(figure.x.get_ref())?;
     let y = column(figure.y.get_ref())?;
@@ -212,11 +261,13 @@ pub(crate) fn prepare_groups(
         bail!("figure '{name}': no row of {source} matches its `where`");
     }
 
-    // No varying key column may be averaged over.
+    // No varying key column may be averaged over; a varying scheduler parameter joins the
+    // scheduler's name in the series.
     let mut drawn = vec![x, series];
     drawn.extend(panels);
     drawn.extend(filters.iter().map(|(c, _)| *c));
-    for key in key_columns {
+    let mut folded: Vec<(usize, &str)> = Vec::new();
+    for key in columns.keys {
         if matches!(key.as_str(), "replication" | "seed") {
             continue;
         }
@@ -225,7 +276,9 @@ pub(crate) fn prepare_groups(
             continue;
         }
         let values: BTreeSet<&str> = rows.iter().map(|r| r[c].as_str()).collect();
-        if values.len() > 1 {
+        if values.len() > 1 && series_col == "scheduler" && columns.scheduler_params.contains(key) {
+            folded.push((c, key));
+        } else if values.len() > 1 {
             bail!(
                 "figure '{name}': column '{key}' varies ({}) but is not x, series or panels; fix it with `where`",
                 values.into_iter().take(5).collect::<Vec<_>>().join(", ")
@@ -281,11 +334,19 @@ pub(crate) fn prepare_groups(
         };
         let panel_key = panels.map_or_else(String::new, |p| r[p].clone());
         // An empty value (the parameter is absent from these runs) gets a name in the legend.
-        let series_key = if r[series].is_empty() {
+        let mut series_key = if r[series].is_empty() {
             format!("{series_col} not set")
         } else {
             r[series].clone()
         };
+        let swept: Vec<String> = folded
+            .iter()
+            .filter(|(c, _)| !r[*c].is_empty())
+            .map(|(c, key)| format!("{key}={}", r[*c]))
+            .collect();
+        if !swept.is_empty() {
+            series_key = format!("{series_key} ({})", swept.join(", "));
+        }
         if !series_names.contains(&series_key) {
             series_names.push(series_key.clone());
         }
@@ -314,19 +375,23 @@ pub(crate) fn prepare_groups(
         bail!("figure '{name}': no finite value of '{}' to draw", figure.y.get_ref());
     }
     let error_bars = figure.error_bars.unwrap_or(true);
+    // A metric that is never negative in the data (a time, a count, a rate) keeps its interval
+    // at or above 0: the Student-t interval is symmetric and would cross 0 for small means.
+    let non_negative = groups
+        .iter()
+        .flat_map(|(_, series)| {
+            series
+                .iter()
+                .flat_map(|(_, points)| points.iter().flat_map(|(_, ys)| ys))
+        })
+        .all(|y| *y >= 0.0);
     let mut replicated = false;
     let panel_col = figure.panels.as_ref().map(|p| p.get_ref().clone());
     let panel_keys: Vec<String> = groups.iter().map(|(key, _)| key.clone()).collect();
     let panels = groups
         .into_iter()
         .map(|(key, series)| Panel {
-            title: panel_col.as_ref().map(|c| {
-                if key.is_empty() {
-                    format!("{c} not set")
-                } else {
-                    format!("{c} = {key}")
-                }
-            }),
+            title: panel_col.as_ref().map(|c| panel_title(figure, c, &key)),
             series: series
                 .into_iter()
                 .map(|(sname, mut points)| {
@@ -338,11 +403,17 @@ pub(crate) fn prepare_groups(
                             .filter_map(|(px, ys)| {
                                 let s = stats::summarize(&ys)?;
                                 replicated |= s.n > 1;
-                                let h = if error_bars { s.half_width } else { 0.0 };
+                                // Too few values for an interval that says anything: none.
+                                let h = if error_bars && s.n >= min_replications {
+                                    s.half_width
+                                } else {
+                                    0.0
+                                };
+                                let lo = s.mean - h;
                                 Some(Point {
                                     x: px,
                                     mean: s.mean,
-                                    lo: s.mean - h,
+                                    lo: if non_negative { lo.max(0.0) } else { lo },
                                     hi: s.mean + h,
                                     n: s.n,
                                 })
@@ -359,6 +430,7 @@ pub(crate) fn prepare_groups(
             categories,
             series_names,
             replicated,
+            min_replications,
         },
         panel_keys,
     ))
@@ -394,6 +466,11 @@ pub fn draw_all(results_dir: &Path, plots_dir: &Path, figures_from: Option<&Path
     })?;
     let spec = experiment::parse(experiment_file, &text)?;
     let manifest = Manifest::read(results_dir)?;
+    let scheduler_params = experiment::scheduler_param_names(&spec);
+    let columns = RunColumns {
+        keys: &manifest.key_columns,
+        scheduler_params: &scheduler_params,
+    };
     let mut written = Vec::new();
     // Created just before the first figure is written: a figure that cannot be drawn leaves no
     // empty directory behind.
@@ -446,18 +523,17 @@ pub fn draw_all(results_dir: &Path, plots_dir: &Path, figures_from: Option<&Path
             .with_context(located)?;
         match kind {
             FigureKind::Lines => {
-                let data = prepare(figure, &table, &manifest.key_columns, &csv_name).map_err(locate)?;
+                let data = prepare(figure, &table, columns, &csv_name).map_err(locate)?;
                 ensure_dir()?;
                 written.extend(render_both(figure, &data, plots_dir)?);
             }
             FigureKind::Bars => {
-                let data =
-                    bars::prepare(figure, &table, &manifest.key_columns, &csv_name, manifest.quick).map_err(locate)?;
+                let data = bars::prepare(figure, &table, columns, &csv_name, manifest.quick).map_err(locate)?;
                 ensure_dir()?;
                 written.extend(bars::write(figure, &data, plots_dir)?);
             }
             FigureKind::Timeline => {
-                let data = timeline::prepare(figure, &table, &manifest.key_columns, &csv_name).map_err(locate)?;
+                let data = timeline::prepare(figure, &table, columns, &csv_name).map_err(locate)?;
                 ensure_dir()?;
                 written.extend(timeline::write(figure, &data, plots_dir)?);
             }
@@ -560,10 +636,11 @@ fn layout(panels: usize, legend_rows: usize) -> (u32, u32, usize, usize) {
 }
 
 /// Pixel size, panel grid and legend rows of a figure with `panels` panels and a legend of
-/// `series`: the legend's rows depend on the width, which depends on the panels.
-pub(crate) fn figure_size(panels: usize, series: &[String]) -> (u32, u32, usize, usize, usize) {
+/// `series` followed by `notes` lines: the legend's rows depend on the width, which depends on
+/// the panels.
+pub(crate) fn figure_size(panels: usize, series: &[String], notes: usize) -> (u32, u32, usize, usize, usize) {
     let (width, _, _, _) = layout(panels, 1);
-    let legend_rows = legend_layout(series, width).len();
+    let legend_rows = legend_layout(series, width).len() + notes;
     let (width, height, rows, cols) = layout(panels, legend_rows);
     (width, height, rows, cols, legend_rows)
 }
@@ -572,7 +649,8 @@ pub(crate) fn figure_size(panels: usize, series: &[String]) -> (u32, u32, usize,
 pub fn render(figure: &FigureSpec, data: &FigureData, path: &Path, format: Format) -> Result<()> {
     register_font();
     let legend_texts = legend_names(data);
-    let (width, height, rows, cols, legend_rows) = figure_size(data.panels.len(), &legend_texts);
+    let (width, height, rows, cols, legend_rows) =
+        figure_size(data.panels.len(), &legend_texts, data.thin_note().iter().count());
     draw_to_file!(path, format, (width, height), |root| draw(
         root,
         figure,
@@ -583,17 +661,6 @@ pub fn render(figure: &FigureSpec, data: &FigureData, path: &Path, format: Forma
         legend_rows
     ))
 }
-
-/// Colour-blind-safe colours (Okabe and Ito, 2008), darkest first.
-const COLORS: [RGBColor; 7] = [
-    RGBColor(0, 114, 178),
-    RGBColor(213, 94, 0),
-    RGBColor(0, 158, 115),
-    RGBColor(204, 121, 167),
-    RGBColor(86, 180, 233),
-    RGBColor(230, 159, 0),
-    RGBColor(0, 0, 0),
-];
 
 /// The plotting area and the legend strip below it.
 pub(crate) type PlotsAndLegend<DB> = (DrawingArea<DB, Shift>, DrawingArea<DB, Shift>);
@@ -614,8 +681,44 @@ pub(crate) fn frame<DB: DrawingBackend>(
     Ok(body.split_vertically(h.saturating_sub(legend_height)))
 }
 
-fn style_of(index: usize) -> (RGBColor, usize) {
-    (COLORS[index % COLORS.len()], (index / COLORS.len() + index) % 4)
+/// One axis of a lines figure: bounds, labelled ticks, grid lines between them.
+struct Axis {
+    lo: f64,
+    hi: f64,
+    log: bool,
+    bold: Vec<f64>,
+    light: Vec<f64>,
+}
+
+impl Axis {
+    /// A numeric axis over `values`: ticks at the data's values when `few` of them are given
+    /// ([`axis::data_ticks`]), else round ones.
+    fn numeric(values: impl Iterator<Item = f64>, log: bool, few: Option<Vec<f64>>) -> Result<Axis, String> {
+        let (lo, hi) = axis::range(values, log)?;
+        let (bold, light) = match (few, log) {
+            (Some(ticks), true) => (ticks, axis::log_minor(lo, hi)),
+            (Some(ticks), false) => (ticks, Vec::new()),
+            (None, true) => (axis::log_ticks(lo, hi), axis::log_minor(lo, hi)),
+            (None, false) => axis::linear_ticks(lo, hi),
+        };
+        Ok(Axis {
+            lo,
+            hi,
+            log,
+            bold,
+            light,
+        })
+    }
+
+    /// The y axis over `points`' means and intervals.
+    fn y<'a>(figure: &FigureSpec, points: impl Iterator<Item = &'a Point>) -> Result<Axis, String> {
+        let values: Vec<f64> = points
+            .flat_map(|p| [p.lo, p.mean, p.hi])
+            .filter(|v| !figure.y_log || *v > 0.0)
+            .collect();
+        Axis::numeric(values.into_iter(), figure.y_log, None)
+            .map_err(|m| format!("figure '{}': y ({}) {m}", figure.name.get_ref(), figure.y.get_ref()))
+    }
 }
 
 fn draw<DB: DrawingBackend>(
@@ -628,20 +731,33 @@ fn draw<DB: DrawingBackend>(
     legend_rows: usize,
 ) -> Result<(), String> {
     let err = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
+    let name = figure.name.get_ref();
+    let per_panel = figure.per_panel_y().map_err(|m| format!("figure '{name}': {m}"))?;
     let (plots, legend) = frame(root, figure, 28 * legend_rows as u32 + 8).map_err(err)?;
     draw_legend(&legend, legend_texts).map_err(err)?;
+    if let Some(note) = data.thin_note() {
+        draw_note(&legend, &note, legend_rows - 1).map_err(err)?;
+    }
 
-    // Shared ranges over all panels.
     let points = || {
         data.panels
             .iter()
             .flat_map(|p| p.series.iter().flat_map(|s| s.points.iter()))
     };
-    let name = figure.name.get_ref();
-    let x_range = match &data.categories {
-        Some(c) => (-0.5, c.len() as f64 - 0.5),
-        None => range(points().map(|p| p.x), figure.x_log)
-            .map_err(|m| format!("figure '{name}': x ({}) {m}", figure.x.get_ref()))?,
+    let x_axis = match &data.categories {
+        Some(c) => Axis {
+            lo: -0.5,
+            hi: c.len() as f64 - 0.5,
+            log: false,
+            bold: (0..c.len()).map(|i| i as f64).collect(),
+            light: Vec::new(),
+        },
+        None => Axis::numeric(
+            points().map(|p| p.x),
+            figure.x_log,
+            axis::data_ticks(points().map(|p| p.x)),
+        )
+        .map_err(|m| format!("figure '{name}': x ({}) {m}", figure.x.get_ref()))?,
     };
     if figure.y_log {
         if let Some(p) = points().find(|p| p.mean <= 0.0) {
@@ -652,127 +768,73 @@ fn draw<DB: DrawingBackend>(
             ));
         }
     }
-    let y_values: Vec<f64> = points()
-        .flat_map(|p| [p.lo, p.mean, p.hi])
-        .filter(|v| !figure.y_log || *v > 0.0)
-        .collect();
-    let y_range = range(y_values.into_iter(), figure.y_log)
-        .map_err(|m| format!("figure '{name}': y ({}) {m}", figure.y.get_ref()))?;
+    let shared_y = if per_panel {
+        None
+    } else {
+        Some(Axis::y(figure, points())?)
+    };
 
     let areas = plots.split_evenly((rows, cols));
     for (area, panel) in areas.iter().zip(&data.panels) {
-        let ctx = PanelCtx { figure, data, panel };
-        let (x0, x1) = x_range;
-        let (y0, y1) = y_range;
-        let log_x = || {
-            (x0..x1)
-                .log_scale()
-                .with_key_points(log_ticks(x0, x1))
-                .with_light_points(log_minor(x0, x1))
+        let own_y;
+        let y_axis = match &shared_y {
+            Some(y) => y,
+            None => {
+                own_y = Axis::y(figure, panel.series.iter().flat_map(|s| s.points.iter()))?;
+                &own_y
+            }
         };
-        let log_y = || {
-            (y0..y1)
-                .log_scale()
-                .with_key_points(log_ticks(y0, y1))
-                .with_light_points(log_minor(y0, y1))
+        let ctx = PanelCtx {
+            figure,
+            data,
+            panel,
+            x_format: AxisFormat::for_ticks(&x_axis.bold),
+            y_format: AxisFormat::for_ticks(&y_axis.bold),
         };
-        match (figure.x_log, figure.y_log) {
-            (false, false) => ctx.draw(area, x0..x1, y0..y1),
-            (true, false) => ctx.draw(area, log_x(), y0..y1),
-            (false, true) => ctx.draw(area, x0..x1, log_y()),
-            (true, true) => ctx.draw(area, log_x(), log_y()),
+        let linear = |a: &Axis| Ticked {
+            inner: plotters::coord::types::RangedCoordf64::from(a.lo..a.hi),
+            bold: a.bold.clone(),
+            light: a.light.clone(),
+        };
+        let log = |a: &Axis| Ticked {
+            inner: plotters::coord::combinators::LogCoord::from((a.lo..a.hi).log_scale()),
+            bold: a.bold.clone(),
+            light: a.light.clone(),
+        };
+        match (x_axis.log, y_axis.log) {
+            (false, false) => ctx.draw(area, linear(&x_axis), linear(y_axis)),
+            (true, false) => ctx.draw(area, log(&x_axis), linear(y_axis)),
+            (false, true) => ctx.draw(area, linear(&x_axis), log(y_axis)),
+            (true, true) => ctx.draw(area, log(&x_axis), log(y_axis)),
         }?;
     }
     Ok(())
 }
 
-/// Axis bounds with a margin; log axes need positive values.
-fn range(values: impl Iterator<Item = f64>, log: bool) -> Result<(f64, f64), String> {
-    let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
-    for v in values {
-        if log && v <= 0.0 {
-            return Err(format!("is on a logarithmic axis but has the value {v}"));
-        }
-        lo = lo.min(v);
-        hi = hi.max(v);
-    }
-    if !lo.is_finite() || !hi.is_finite() {
-        return Err("has no finite value".into());
-    }
-    if log {
-        let (l, h) = (lo.log10(), hi.log10());
-        let pad = ((h - l) * 0.05).max(0.05);
-        Ok((10f64.powf(l - pad), 10f64.powf(h + pad)))
-    } else if hi > lo {
-        let pad = (hi - lo) * 0.05;
-        Ok((lo - pad, hi + pad))
-    } else {
-        let pad = if lo == 0.0 { 1.0 } else { lo.abs() * 0.1 };
-        Ok((lo - pad, hi + pad))
-    }
-}
-
-/// Labelled ticks of a logarithmic axis: 1, 2, 5 times powers of ten inside `[lo, hi]`, or only
-/// the powers of ten when that would be more than 8 ticks (then every k-th power if needed).
-fn log_ticks(lo: f64, hi: f64) -> Vec<f64> {
-    let (e0, e1) = (lo.log10().floor() as i32, hi.log10().ceil() as i32);
-    let within = |v: &f64| *v >= lo * (1.0 - 1e-9) && *v <= hi * (1.0 + 1e-9);
-    let dense: Vec<f64> = (e0..=e1)
-        .flat_map(|e| [1.0, 2.0, 5.0].map(|m| m * 10f64.powi(e)))
-        .filter(within)
-        .collect();
-    if dense.len() >= 2 && dense.len() <= 8 {
-        return dense;
-    }
-    let step = ((e1 - e0) / 8 + 1).max(1) as usize;
-    let powers: Vec<f64> = (e0..=e1).step_by(step).map(|e| 10f64.powi(e)).filter(within).collect();
-    if powers.len() >= 2 {
-        powers
-    } else {
-        dense
-    }
-}
-
-/// Unlabelled grid lines of a logarithmic axis: 1..9 times powers of ten inside `[lo, hi]`.
-fn log_minor(lo: f64, hi: f64) -> Vec<f64> {
-    let (e0, e1) = (lo.log10().floor() as i32, hi.log10().ceil() as i32);
-    if e1 - e0 > 12 {
-        return Vec::new();
-    }
-    (e0..=e1)
-        .flat_map(|e| (1..10).map(move |m| m as f64 * 10f64.powi(e)))
-        .filter(|v| *v >= lo && *v <= hi)
-        .collect()
-}
-
-/// Short tick text: up to 4 significant digits, exponent form for very large or small values.
-/// Magnitudes below 1e-12 print as 0: they are the rounding residue of a linear axis's tick
-/// arithmetic (e.g. -2.776e-17 for the tick at zero), never a measured quantity here.
-pub fn tick_label(v: f64) -> String {
-    let v = if v.abs() < 1e-12 { 0.0 } else { v };
-    if v == 0.0 || !v.is_finite() {
-        return if v == 0.0 { "0".into() } else { format!("{v}") };
-    }
-    let a = v.abs();
-    if !(1e-3..1e5).contains(&a) {
-        let text = format!("{v:.3e}");
-        let (mantissa, exponent) = text.split_once('e').unwrap_or((&text, "0"));
-        let mantissa = mantissa.trim_end_matches('0').trim_end_matches('.');
-        return format!("{mantissa}e{exponent}");
-    }
-    let decimals = (3 - a.log10().floor() as i32).clamp(0, 6) as usize;
-    let text = format!("{v:.decimals$}");
-    if text.contains('.') {
-        text.trim_end_matches('0').trim_end_matches('.').to_string()
-    } else {
-        text
-    }
+/// Writes `note` centred on row `row` of the legend strip.
+pub(crate) fn draw_note<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    note: &str,
+    row: usize,
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    let (width, _) = area.dim_in_pixel();
+    let font = (FAMILY, 15)
+        .into_font()
+        .color(&RGBColor(60, 60, 60))
+        .pos(Pos::new(HPos::Center, VPos::Center));
+    area.draw(&Text::new(
+        note.to_string(),
+        (width as i32 / 2, 14 + 28 * row as i32),
+        font,
+    ))
 }
 
 struct PanelCtx<'a> {
     figure: &'a FigureSpec,
     data: &'a FigureData,
     panel: &'a Panel,
+    x_format: AxisFormat,
+    y_format: AxisFormat,
 }
 
 impl PanelCtx<'_> {
@@ -816,6 +878,7 @@ impl PanelCtx<'_> {
         }
         let mut chart = builder.build_cartesian_2d(x, y).map_err(err)?;
         let categories = self.data.categories.clone();
+        let x_format = self.x_format;
         let x_fmt = move |v: &f64| match &categories {
             Some(_) if rotate => String::new(),
             Some(c) => {
@@ -826,9 +889,10 @@ impl PanelCtx<'_> {
                     String::new()
                 }
             }
-            None => tick_label(*v),
+            None => x_format.format(*v),
         };
-        let y_fmt = |v: &f64| tick_label(*v);
+        let y_format = self.y_format;
+        let y_fmt = move |v: &f64| y_format.format(*v);
         let x_desc = figure.x_label.clone().unwrap_or_else(|| figure.x.get_ref().clone());
         let y_desc = figure.y_label.clone().unwrap_or_else(|| figure.y.get_ref().clone());
         let mut mesh = chart.configure_mesh();
@@ -840,10 +904,11 @@ impl PanelCtx<'_> {
             .y_label_formatter(&y_fmt)
             .light_line_style(RGBColor(235, 235, 235))
             .bold_line_style(RGBColor(200, 200, 200));
-        if let Some(c) = &self.data.categories {
-            mesh.x_labels(c.len().max(2)).disable_x_mesh();
+        if self.data.categories.is_some() {
+            mesh.disable_x_mesh();
         }
         mesh.draw().map_err(err)?;
+        let base = area.get_base_pixel();
         if rotate {
             // Vertical category names, drawn here because plotters centres rotated tick labels
             // on the axis line.
@@ -852,7 +917,6 @@ impl PanelCtx<'_> {
                 .transform(FontTransform::Rotate90)
                 .color(&BLACK)
                 .pos(Pos::new(HPos::Left, VPos::Center));
-            let base = area.get_base_pixel();
             let y_bottom = chart.y_range().start;
             for (i, name) in self.data.categories.iter().flatten().enumerate() {
                 let (px, py) = chart.backend_coord(&(i as f64, y_bottom));
@@ -861,38 +925,45 @@ impl PanelCtx<'_> {
             }
         }
 
-        for series in &self.panel.series {
-            let index = self
-                .data
-                .series_names
-                .iter()
-                .position(|n| *n == series.name)
-                .unwrap_or(0);
-            let (color, shape) = style_of(index);
-            let line = color.stroke_width(2);
-            // Series side by side around each category, so that their markers do not hide
-            // each other.
-            let dx = match &self.data.categories {
-                Some(_) => {
-                    let n = self.data.series_names.len() as f64;
-                    (index as f64 - (n - 1.0) / 2.0) * (0.6 / n).min(0.15)
+        // The panel's series in legend order, with their styles and offsets.
+        let n = self.data.series_names.len() as f64;
+        let drawn: Vec<(&Series, SeriesStyle, f64)> = self
+            .data
+            .series_names
+            .iter()
+            .enumerate()
+            .filter_map(|(index, name)| {
+                let series = self.panel.series.iter().find(|s| s.name == *name)?;
+                // Series side by side around each category, so that their markers do not
+                // hide each other.
+                let dx = match &self.data.categories {
+                    Some(_) => (index as f64 - (n - 1.0) / 2.0) * (0.6 / n).min(0.15),
+                    None => 0.0,
+                };
+                Some((series, style_of(index), dx))
+            })
+            .collect();
+        // Lines join numeric x values only (categories have no order to interpolate): solid
+        // ones first, then dashed ones, so a dashed line on top lets a line it covers show.
+        if self.data.categories.is_none() {
+            let mut lines: Vec<&(&Series, SeriesStyle, f64)> = drawn.iter().collect();
+            lines.sort_by_key(|(_, style, _)| style.dash.is_some());
+            for (series, style, dx) in lines {
+                let pts: Vec<(f64, f64)> = series.points.iter().map(|p| (p.x + dx, p.mean)).collect();
+                let stroke = style.color.stroke_width(2);
+                match style.dash {
+                    None => chart.draw_series(LineSeries::new(pts, stroke)).map(|_| ()),
+                    Some((dash, gap)) => chart
+                        .draw_series(DashedLineSeries::new(pts, dash, gap, stroke))
+                        .map(|_| ()),
                 }
-                None => 0.0,
-            };
-            let pts: Vec<(f64, f64)> = series.points.iter().map(|p| (p.x + dx, p.mean)).collect();
-            // Lines join numeric x values only: categories have no order to interpolate.
-            if self.data.categories.is_none() {
-                chart.draw_series(LineSeries::new(pts.clone(), line)).map_err(err)?;
+                .map_err(err)?;
             }
-            match shape {
-                0 => chart.draw_series(pts.iter().map(|&c| Circle::new(c, 5, color.filled()))),
-                1 => chart.draw_series(pts.iter().map(|&c| TriangleMarker::new(c, 6, color.filled()))),
-                2 => chart.draw_series(pts.iter().map(|&c| Cross::new(c, 5, color.stroke_width(2)))),
-                _ => chart.draw_series(pts.iter().map(|&c| Circle::new(c, 5, color.stroke_width(2)))),
-            }
-            .map_err(err)?;
+        }
+        for (series, style, dx) in &drawn {
             // Error bars: a vertical segment from lo to hi with 10-pixel caps (plotters' own
             // ErrorBar also draws a ring on the mean, which would hide the marker's shape).
+            let line = style.color.stroke_width(2);
             let bars: Vec<&Point> = series.points.iter().filter(|p| p.hi > p.lo).collect();
             chart
                 .draw_series(
@@ -908,23 +979,13 @@ impl PanelCtx<'_> {
                 )
                 .map_err(err)?;
         }
+        for (series, style, dx) in &drawn {
+            for p in &series.points {
+                let (px, py) = chart.backend_coord(&(p.x + dx, p.mean));
+                draw_marker_px(area, (px - base.0, py - base.1), style, self.data.is_thin(p)).map_err(err)?;
+            }
+        }
         Ok(())
-    }
-}
-
-/// Draws a marker of one of four shapes (filled circle, filled triangle, cross, ring) at a
-/// pixel position.
-fn draw_marker_px<DB: DrawingBackend>(
-    area: &DrawingArea<DB, Shift>,
-    c: (i32, i32),
-    shape: usize,
-    color: RGBColor,
-) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
-    match shape {
-        0 => area.draw(&Circle::new(c, 5, color.filled())),
-        1 => area.draw(&TriangleMarker::new(c, 6, color.filled())),
-        2 => area.draw(&Cross::new(c, 5, color.stroke_width(2))),
-        _ => area.draw(&Circle::new(c, 5, color.stroke_width(2))),
     }
 }
 
@@ -984,9 +1045,9 @@ fn draw_legend<DB: DrawingBackend>(
     names: &[String],
 ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
     draw_legend_entries(area, names, 38, |area, x, y, i| {
-        let (color, shape) = style_of(i);
-        area.draw(&PathElement::new(vec![(x, y), (x + 30, y)], color.stroke_width(2)))?;
-        draw_marker_px(area, (x + 15, y), shape, color)
+        let style = style_of(i);
+        draw_line_px(area, (x, y), (x + 30, y), &style)?;
+        draw_marker_px(area, (x + 15, y), &style, false)
     })
 }
 
@@ -1027,6 +1088,136 @@ pub(crate) fn draw_legend_entries<DB: DrawingBackend>(
 mod tests {
     use super::*;
 
+    fn figure(extra: &str) -> FigureSpec {
+        let text = format!("name = 'f'\nx = 'n'\ny = 'y'\npanels = 'p'\n{extra}");
+        toml::from_str(&text).unwrap()
+    }
+
+    /// runs.csv-like rows: (panel, n, scheduler, y).
+    fn runs(rows: &[(&str, u32, &str, f64)]) -> CsvTable {
+        let header = ["run", "p", "n", "scheduler", "replication", "y"];
+        let mut t = CsvTable::new(header.iter().map(|h| h.to_string()).collect());
+        for (i, (p, n, s, y)) in rows.iter().enumerate() {
+            t.rows.push(vec![
+                i.to_string(),
+                p.to_string(),
+                n.to_string(),
+                s.to_string(),
+                (i % 3).to_string(),
+                y.to_string(),
+            ]);
+        }
+        t
+    }
+
+    fn keys() -> RunColumns<'static> {
+        let keys: Vec<String> = ["p", "n", "scheduler", "replication"].map(String::from).to_vec();
+        RunColumns {
+            keys: Box::leak(keys.into_boxed_slice()),
+            scheduler_params: &[],
+        }
+    }
+
+    #[test]
+    fn intervals_stay_in_the_metrics_range_and_thin_points_say_so() {
+        // Issue 18.11: a non-negative metric whose replications spread widely got an interval
+        // reaching below 0, and means of 1-2 replications got intervals as if they said
+        // something.
+        let t = runs(&[
+            ("a", 1, "s", 0.1),
+            ("a", 1, "s", 0.1),
+            ("a", 1, "s", 3.0),
+            ("a", 2, "s", 1.0),
+            ("a", 2, "s", 3.0),
+        ]);
+        let data = prepare(&figure(""), &t, keys(), "runs.csv").unwrap();
+        let pts = &data.panels[0].series[0].points;
+        assert_eq!(pts[0].n, 3);
+        assert!(pts[0].hi > pts[0].mean + 1.0);
+        assert_eq!(pts[0].lo, 0.0, "mean - half-width is negative: {:?}", pts[0]);
+        assert!(!data.is_thin(&pts[0]));
+        // Two replications: no interval, drawn hollow, and the figure says why.
+        assert_eq!((pts[1].n, pts[1].lo, pts[1].hi), (2, 2.0, 2.0));
+        assert!(data.is_thin(&pts[1]));
+        let note = data.thin_note().unwrap();
+        assert!(note.contains("fewer than 3 replications"), "{note}");
+        // The threshold is the figure's to set.
+        let two = prepare(&figure("min_replications = 2"), &t, keys(), "runs.csv").unwrap();
+        assert!(two.panels[0].series[0].points[1].lo < 2.0);
+        assert_eq!(two.thin_note(), None);
+        // A metric with negative values keeps its symmetric interval.
+        let t = runs(&[("a", 1, "s", -1.0), ("a", 1, "s", 0.1), ("a", 1, "s", 3.0)]);
+        let data = prepare(&figure(""), &t, keys(), "runs.csv").unwrap();
+        assert!(data.panels[0].series[0].points[0].lo < -1.0);
+    }
+
+    #[test]
+    fn values_get_display_labels_and_swept_scheduler_parameters_join_the_series() {
+        // Issue 18.14: legends and panel titles showed raw values; 18.9: a swept scheduler
+        // parameter could not share a figure with other schedulers.
+        let header = ["run", "p", "n", "beta", "scheduler", "replication", "y"];
+        let mut t = CsvTable::new(header.iter().map(|h| h.to_string()).collect());
+        for (i, (beta, s)) in [("", "WQ"), ("5", "LDS"), ("20", "LDS")].iter().enumerate() {
+            t.rows.push(
+                [&i.to_string(), "3@1005=0.2", "1", beta, s, "0", "4"]
+                    .map(String::from)
+                    .to_vec(),
+            );
+        }
+        let keys: Vec<String> = ["p", "n", "beta", "scheduler", "replication"]
+            .map(String::from)
+            .to_vec();
+        let plain = RunColumns {
+            keys: &keys,
+            scheduler_params: &[],
+        };
+        let err = prepare(&figure(""), &t, plain, "runs.csv").unwrap_err().to_string();
+        assert!(err.contains("column 'beta' varies"), "{err}");
+        let columns = RunColumns {
+            keys: &keys,
+            scheduler_params: &["beta".to_string()],
+        };
+        let labelled = figure("labels = { '3@1005=0.2' = 'P3 at 20% from 1005 s', 'LDS (beta=5)' = 'LDS, β = 5' }");
+        let data = prepare(&labelled, &t, columns, "runs.csv").unwrap();
+        assert_eq!(data.series_names, ["WQ", "LDS, β = 5", "LDS (beta=20)"]);
+        assert_eq!(data.panels[0].title.as_deref(), Some("P3 at 20% from 1005 s"));
+        let names: Vec<&str> = data.panels[0].series.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(names, ["WQ", "LDS, β = 5", "LDS (beta=20)"]);
+        // Series other than the scheduler do not take scheduler parameters in.
+        let by_p: FigureSpec = toml::from_str("name = 'f'\nx = 'n'\ny = 'y'\nseries = 'p'").unwrap();
+        assert!(prepare(&by_p, &t, columns, "runs.csv").is_err());
+    }
+
+    #[test]
+    fn per_panel_y_scales_fit_each_panel() {
+        // Issue 18.15: one panel in seconds and one in thousands of seconds share an axis
+        // unless the figure asks for one each.
+        let t = runs(&[
+            ("a", 1, "s", 1.0),
+            ("a", 2, "s", 2.0),
+            ("b", 1, "s", 1000.0),
+            ("b", 2, "s", 2000.0),
+        ]);
+        let dir = tempfile::tempdir().unwrap();
+        let svg = |extra: &str| {
+            let f = figure(&format!("error_bars = false\n{extra}"));
+            let data = prepare(&f, &t, keys(), "runs.csv").unwrap();
+            let path = dir.path().join("f.svg");
+            render(&f, &data, &path, Format::Svg).unwrap();
+            std::fs::read_to_string(path).unwrap()
+        };
+        // plotters writes a text's content on a line of its own.
+        let has_tick = |svg: &str, tick: &str| svg.lines().any(|l| l == tick);
+        let shared = svg("");
+        assert!(!has_tick(&shared, "1.2") && has_tick(&shared, "1000"));
+        let own = svg("y_scale = 'per_panel'");
+        for tick in ["1.2", "1.4", "1200", "1400"] {
+            assert!(has_tick(&own, tick), "no tick {tick}");
+        }
+        let err = figure("y_scale = 'free'").per_panel_y().unwrap_err();
+        assert_eq!(err, "unknown y_scale 'free' (valid: shared, per_panel)");
+    }
+
     #[test]
     fn a_series_identical_to_an_earlier_one_says_so_in_the_legend() {
         let point = |x: f64, mean: f64| Point {
@@ -1053,6 +1244,7 @@ mod tests {
             categories: None,
             series_names: vec!["WQ".into(), "FAC2".into(), "AWF".into()],
             replicated: false,
+            min_replications: 1,
         };
         // AWF is drawn over FAC2 in both panels.
         let same = data(vec![panel([3.0, 4.0]), panel([3.0, 4.0])]);
@@ -1060,13 +1252,5 @@ mod tests {
         // Different in one panel: no note.
         let differ = data(vec![panel([3.0, 4.0]), panel([3.0, 4.5])]);
         assert_eq!(legend_names(&differ), ["WQ", "FAC2", "AWF"]);
-    }
-
-    #[test]
-    fn tick_labels_are_short_and_zero_is_clean() {
-        assert_eq!(tick_label(-2.7755575615628914e-17), "0");
-        assert_eq!(tick_label(0.05), "0.05");
-        assert_eq!(tick_label(1234.5678), "1235");
-        assert_eq!(tick_label(2e9), "2e9");
     }
 }

@@ -39,9 +39,14 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-use super::{figure_column, frame, register_font, render_images, tick_label, where_filters, Format, FAMILY};
+use super::axis::{linear_ticks, AxisFormat, Ticked};
+use super::{
+    figure_column, frame, panel_title, register_font, render_images, tick_label, where_filters, Format, RunColumns,
+    FAMILY,
+};
 use crate::experiment::spec::FigureSpec;
 use crate::output::CsvTable;
+use plotters::coord::types::RangedCoordf64;
 
 /// Gray level of value 1 (or of values near 0, when no value exceeds 1) on the shade ramp.
 pub const LIGHTEST: u8 = 210;
@@ -95,7 +100,8 @@ pub struct TimelineData {
 /// Reads the intervals of `table` for a timeline `figure`: keeps the rows its `where` selects,
 /// checks that each panel holds one run (`key_columns` identify runs), maps shades to grays
 /// and merges adjacent intervals of equal gray. `source` names the CSV file in messages.
-pub fn prepare(figure: &FigureSpec, table: &CsvTable, key_columns: &[String], source: &str) -> Result<TimelineData> {
+pub fn prepare(figure: &FigureSpec, table: &CsvTable, columns: RunColumns<'_>, source: &str) -> Result<TimelineData> {
+    let key_columns = columns.keys;
     let name = figure.name.get_ref();
     let column = |c: &str| figure_column(figure, table, source, c);
     let x_end_name = figure
@@ -277,13 +283,7 @@ pub fn prepare(figure: &FigureSpec, table: &CsvTable, key_columns: &[String], so
                 *strip = merge(std::mem::take(strip));
             }
             TimelinePanel {
-                title: figure.panels.as_ref().map(|c| {
-                    if key.is_empty() {
-                        format!("{} not set", c.get_ref())
-                    } else {
-                        format!("{} = {key}", c.get_ref())
-                    }
-                }),
+                title: figure.panels.as_ref().map(|c| panel_title(figure, c.get_ref(), &key)),
                 strips,
                 intervals,
             }
@@ -448,8 +448,15 @@ fn draw_panel<DB: DrawingBackend>(
     if let Some(title) = &panel.title {
         builder.caption(title, (FAMILY, 20).into_font());
     }
-    let mut chart = builder.build_cartesian_2d(t0..t1, 0.0..n as f64).map_err(err)?;
-    let x_fmt = |v: &f64| tick_label(*v);
+    let (bold, light) = linear_ticks(t0, t1);
+    let x_format = AxisFormat::for_ticks(&bold);
+    let time = Ticked {
+        inner: RangedCoordf64::from(t0..t1),
+        bold,
+        light,
+    };
+    let mut chart = builder.build_cartesian_2d(time, 0.0..n as f64).map_err(err)?;
+    let x_fmt = |v: &f64| x_format.format(*v);
     let x_desc = figure.x_label.clone().unwrap_or_else(|| figure.x.get_ref().clone());
     let y_desc = figure.y_label.clone().unwrap_or_else(|| figure.y.get_ref().clone());
     chart
@@ -667,8 +674,12 @@ mod tests {
         .unwrap()
     }
 
-    fn keys() -> Vec<String> {
-        vec!["scheduler".into(), "replication".into(), "seed".into()]
+    fn keys() -> RunColumns<'static> {
+        let keys: Vec<String> = vec!["scheduler".into(), "replication".into(), "seed".into()];
+        RunColumns {
+            keys: Box::leak(keys.into_boxed_slice()),
+            scheduler_params: &[],
+        }
     }
 
     /// A per-run table: run, scheduler, replication, then pe, start, end, threads.
@@ -704,7 +715,7 @@ mod tests {
             (0, "RS", 0, "0", 5.0, 6.0, 0.0),
             (0, "RS", 0, "0", 6.0, 7.0, 1.0),
         ]);
-        let data = prepare(&figure("shade = 'threads'"), &t, &keys(), "steps.csv").unwrap();
+        let data = prepare(&figure("shade = 'threads'"), &t, keys(), "steps.csv").unwrap();
         let strip = &data.panels[0].intervals[0];
         let spans: Vec<(f64, f64, u8)> = strip.iter().map(|i| (i.start, i.end, i.gray)).collect();
         // Ramp from 1 (level 210) to the maximum 3 (black): 2 is halfway; 0 is a gap.
@@ -716,7 +727,7 @@ mod tests {
         let legend: Vec<&str> = data.legend.iter().map(|(s, _)| s.as_str()).collect();
         assert_eq!(legend, ["1", "2", "3"]);
         // Without shade, every interval is mid-gray, so all that touch merge.
-        let plain = prepare(&figure(""), &t, &keys(), "steps.csv").unwrap();
+        let plain = prepare(&figure(""), &t, keys(), "steps.csv").unwrap();
         let spans: Vec<(f64, f64)> = plain.panels[0].intervals[0].iter().map(|i| (i.start, i.end)).collect();
         assert_eq!(spans, vec![(0.0, 3.0), (3.5, 7.0)]);
         assert!(plain.legend.is_empty());
@@ -729,7 +740,7 @@ mod tests {
             (0, "RS", 0, "2", 0.0, 1.0, 1.0),
             (0, "RS", 0, "1", 0.0, 1.0, 1.0),
         ]);
-        let data = prepare(&figure(""), &t, &keys(), "steps.csv").unwrap();
+        let data = prepare(&figure(""), &t, keys(), "steps.csv").unwrap();
         assert_eq!(data.panels[0].strips, ["1", "2", "10"]);
         assert_eq!(order_strips(vec!["b", "a", "10", "2"]), ["b", "a", "10", "2"]);
     }
@@ -741,7 +752,7 @@ mod tests {
             (1, "RS", 1, "0", 0.0, 1.0, 1.0),
             (2, "CRS", 0, "0", 0.0, 1.0, 1.0),
         ]);
-        let err = prepare(&figure("panels = 'scheduler'"), &t, &keys(), "steps.csv")
+        let err = prepare(&figure("panels = 'scheduler'"), &t, keys(), "steps.csv")
             .unwrap_err()
             .to_string();
         assert!(
@@ -752,30 +763,30 @@ mod tests {
         let data = prepare(
             &figure("panels = 'scheduler'\nwhere = { replication = 0 }"),
             &t,
-            &keys(),
+            keys(),
             "steps.csv",
         )
         .unwrap();
         assert_eq!(data.panels.len(), 2);
         assert_eq!(data.panels[1].title.as_deref(), Some("scheduler = CRS"));
-        let err = prepare(&figure("where = { replication = 0 }"), &t, &keys(), "steps.csv").unwrap_err();
+        let err = prepare(&figure("where = { replication = 0 }"), &t, keys(), "steps.csv").unwrap_err();
         assert!(err.to_string().contains("column 'scheduler' varies (CRS, RS)"), "{err}");
     }
 
     #[test]
     fn bad_intervals_and_shades_are_errors() {
         let t = table(&[(0, "RS", 0, "0", 2.0, 1.0, 1.0)]);
-        let err = prepare(&figure(""), &t, &keys(), "steps.csv").unwrap_err().to_string();
+        let err = prepare(&figure(""), &t, keys(), "steps.csv").unwrap_err().to_string();
         assert!(
             err.contains("row 1 of steps.csv ends (end = 1) before it starts"),
             "{err}"
         );
         let t = table(&[(0, "RS", 0, "0", 0.0, 1.0, -1.0)]);
-        let err = prepare(&figure("shade = 'threads'"), &t, &keys(), "steps.csv")
+        let err = prepare(&figure("shade = 'threads'"), &t, keys(), "steps.csv")
             .unwrap_err()
             .to_string();
         assert!(err.contains("not a non-negative number"), "{err}");
-        let err = prepare(&figure("shade = 'runnable'"), &t, &keys(), "steps.csv")
+        let err = prepare(&figure("shade = 'runnable'"), &t, keys(), "steps.csv")
             .unwrap_err()
             .to_string();
         assert!(err.contains("no column 'runnable' in steps.csv"), "{err}");
@@ -826,7 +837,7 @@ mod tests {
             .map(|(r, s, rep, pe, a, b, th)| (*r, *s, *rep, pe.as_str(), *a, *b, *th))
             .collect();
         let fig = figure("shade = 'threads'\ntitle = 'busy'");
-        let data = prepare(&fig, &table(&rows), &keys(), "steps.csv").unwrap();
+        let data = prepare(&fig, &table(&rows), keys(), "steps.csv").unwrap();
         assert_eq!(data.panels[0].strips.len(), 10);
         let dir = tempfile::tempdir().unwrap();
         write(&fig, &data, dir.path()).unwrap();

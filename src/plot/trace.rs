@@ -164,6 +164,7 @@ fn one_series(name: &str, points: Vec<Point>) -> FigureData {
         categories: None,
         series_names: vec![name.to_string()],
         replicated: false,
+        min_replications: 1,
     }
 }
 
