@@ -8,6 +8,7 @@ use std::path::Path;
 use std::process::Command;
 
 use gridsim::output::CsvTable;
+use gridsim::plot::Media;
 use gridsim::runner::store::{Manifest, ManifestRun, FORMAT};
 
 fn gridsim(args: &[&str], cwd: &Path) -> (bool, String, String) {
@@ -166,7 +167,7 @@ fn bars_and_timeline_are_drawn_from_a_results_directory() {
     let results = tmp.path().join("results/steal");
     hand_built_results(&results);
     let plots = tmp.path().join("plots/steal");
-    let written = gridsim::plot::draw_all(&results, &plots, None).unwrap();
+    let written = gridsim::plot::draw_all(&results, &plots, None, Media::Screen).unwrap();
     let names: Vec<String> = written
         .iter()
         .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
@@ -258,7 +259,10 @@ fn bars_and_timeline_are_drawn_from_a_results_directory() {
     extra[3] = "1".into();
     steps.rows.push(extra);
     steps.write(&results.join("steps.csv")).unwrap();
-    let err = format!("{:#}", gridsim::plot::draw_all(&results, &plots, None).unwrap_err());
+    let err = format!(
+        "{:#}",
+        gridsim::plot::draw_all(&results, &plots, None, Media::Screen).unwrap_err()
+    );
     assert!(
         err.contains(
             "experiment.toml:18: figure 'fig9': column 'replication' varies (0, 1) in the panel scheduler = RS"

@@ -784,7 +784,13 @@ fn figures_are_redrawn_from_the_results_directory_with_labels_and_legend() {
     o.plots = false;
     runner::run(&exp, &o).unwrap();
     let plots = out.path().join("elsewhere");
-    let written = gridsim::plot::draw_all(&out.path().join("results/toy"), &plots, None).unwrap();
+    let written = gridsim::plot::draw_all(
+        &out.path().join("results/toy"),
+        &plots,
+        None,
+        gridsim::plot::Media::Screen,
+    )
+    .unwrap();
     assert_eq!(written.len(), 6);
     let png = fs::read(plots.join("makespan.png")).unwrap();
     assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");

@@ -39,7 +39,7 @@ use plotters::style::text_anchor::{HPos, Pos, VPos};
 use super::axis::{linear_ticks, log_minor, log_ticks, AxisFormat, Ticked};
 use super::{
     draw_legend_entries, draw_note, figure_size, frame, prepare_groups, register_font, render_images, style_of, Format,
-    RunColumns, FAMILY,
+    Media, RunColumns, FAMILY,
 };
 use crate::experiment::spec::FigureSpec;
 use crate::output::{format_f64, CsvTable};
@@ -234,13 +234,13 @@ pub fn to_table(data: &BarsData) -> CsvTable {
     table
 }
 
-/// Writes `<name>.csv`, `<name>.svg` and `<name>.png` in `dir` (which must exist); returns the
-/// paths.
-pub fn write(figure: &FigureSpec, data: &BarsData, dir: &Path) -> Result<Vec<PathBuf>> {
+/// Writes `<name>.csv`, `<name>.svg` and `<name>.png` (and `<name>.pdf` for [`Media::Print`])
+/// in `dir` (which must exist); returns the paths.
+pub fn write(figure: &FigureSpec, data: &BarsData, dir: &Path, media: Media) -> Result<Vec<PathBuf>> {
     let csv = dir.join(format!("{}.csv", figure.name.get_ref()));
     to_table(data).write(&csv)?;
     let mut written = vec![csv];
-    written.extend(render_images(figure.name.get_ref(), dir, |path, format| {
+    written.extend(render_images(figure.name.get_ref(), dir, media, |path, format| {
         render(figure, data, path, format)
     })?);
     Ok(written)
@@ -633,7 +633,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let fig = figure("baseline = 'RS'\ntitle = 'Table 1'");
         let bars = prepare(&fig, &table(), keys(), "runs.csv", false).unwrap();
-        let written = write(&fig, &bars, dir.path()).unwrap();
+        let written = write(&fig, &bars, dir.path(), Media::Screen).unwrap();
         assert_eq!(written.len(), 3);
         let svg = std::fs::read_to_string(dir.path().join("b.svg")).unwrap();
         for text in ["Table 1", "fib", "tsp", "CRS", "54%", "\u{2212}40%"] {
@@ -641,7 +641,7 @@ mod tests {
         }
         let fig = figure("y_log = true");
         let bars = prepare(&fig, &table(), keys(), "runs.csv", false).unwrap();
-        write(&fig, &bars, dir.path()).unwrap();
+        write(&fig, &bars, dir.path(), Media::Screen).unwrap();
         // Bars of height 0, and negative bars.
         for value in ["0", "-5"] {
             let mut t = table();
@@ -654,7 +654,7 @@ mod tests {
             // tsp's baseline is 0: no improvement.
             let tsp = bars.panels[0].bars.iter().filter(|b| b.category == 1);
             assert!(tsp.clone().count() == 2 && tsp.clone().all(|b| b.improvement_pct.is_none()));
-            write(&fig, &bars, dir.path()).unwrap();
+            write(&fig, &bars, dir.path(), Media::Screen).unwrap();
         }
         // y_log with a bar of mean 0 cannot be drawn: an error, not a panic.
         let mut t = table();
@@ -662,7 +662,7 @@ mod tests {
         t.rows[0][y] = "-2004".into();
         let fig = figure("y_log = true");
         let bars = prepare(&fig, &t, keys(), "runs.csv", false).unwrap();
-        let err = write(&fig, &bars, dir.path()).unwrap_err();
+        let err = write(&fig, &bars, dir.path(), Media::Screen).unwrap_err();
         assert!(format!("{err:#}").contains("y_log needs positive values"), "{err:#}");
     }
 }

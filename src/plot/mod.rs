@@ -1,5 +1,5 @@
 //! Figures: the experiment's `[[figures]]` drawn from its CSV files with plotters, as SVG and
-//! PNG.
+//! PNG; in print mode ([`Media::Print`], [`print`]) as SVG, a 300-dpi PNG and a PDF.
 //!
 //! A figure reads `runs.csv` (or a per-run table), keeps the rows its `where` selects, groups
 //! them by panel, series and x value, and draws the mean of y over each group (the group holds
@@ -34,6 +34,7 @@ macro_rules! draw_to_file {
 
 pub mod axis;
 pub mod bars;
+pub mod print;
 pub mod stats;
 pub mod style;
 pub mod timeline;
@@ -453,11 +454,16 @@ pub fn selects_rows(figure: &FigureSpec, table: &CsvTable) -> bool {
 }
 
 /// Draws every figure of a results directory into `plots_dir`, as `<figure>.svg` and
-/// `<figure>.png`, as the experiment file `figures_from` declares them (default: the results
-/// directory's copy, `experiment.toml`); errors name that file and the figure's line. Returns
-/// the files written. In quick mode, figures whose `where` selects no run of the quick subset
-/// are skipped.
-pub fn draw_all(results_dir: &Path, plots_dir: &Path, figures_from: Option<&Path>) -> Result<Vec<PathBuf>> {
+/// `<figure>.png` (and `<figure>.pdf` for [`Media::Print`]), as the experiment file
+/// `figures_from` declares them (default: the results directory's copy, `experiment.toml`);
+/// errors name that file and the figure's line. Returns the files written. In quick mode,
+/// figures whose `where` selects no run of the quick subset are skipped.
+pub fn draw_all(
+    results_dir: &Path,
+    plots_dir: &Path,
+    figures_from: Option<&Path>,
+    media: Media,
+) -> Result<Vec<PathBuf>> {
     let copy = results_dir.join("experiment.toml");
     let experiment_file = figures_from.unwrap_or(&copy);
     let text = std::fs::read_to_string(experiment_file).with_context(|| match figures_from {
@@ -525,17 +531,17 @@ pub fn draw_all(results_dir: &Path, plots_dir: &Path, figures_from: Option<&Path
             FigureKind::Lines => {
                 let data = prepare(figure, &table, columns, &csv_name).map_err(locate)?;
                 ensure_dir()?;
-                written.extend(render_both(figure, &data, plots_dir)?);
+                written.extend(render_both(figure, &data, plots_dir, media)?);
             }
             FigureKind::Bars => {
                 let data = bars::prepare(figure, &table, columns, &csv_name, manifest.quick).map_err(locate)?;
                 ensure_dir()?;
-                written.extend(bars::write(figure, &data, plots_dir)?);
+                written.extend(bars::write(figure, &data, plots_dir, media)?);
             }
             FigureKind::Timeline => {
                 let data = timeline::prepare(figure, &table, columns, &csv_name).map_err(locate)?;
                 ensure_dir()?;
-                written.extend(timeline::write(figure, &data, plots_dir)?);
+                written.extend(timeline::write(figure, &data, plots_dir, media)?);
             }
         }
     }
@@ -561,25 +567,38 @@ fn read_table(path: &Path) -> Result<CsvTable> {
     })
 }
 
-/// Draws `figure` as `<name>.svg` and `<name>.png` in `dir` (which must exist); returns both
-/// paths.
-pub fn render_both(figure: &FigureSpec, data: &FigureData, dir: &Path) -> Result<Vec<PathBuf>> {
-    render_images(figure.name.get_ref(), dir, |path, format| {
+/// Draws `figure` as `<name>.svg` and `<name>.png` (and `<name>.pdf` for [`Media::Print`]) in
+/// `dir` (which must exist); returns the paths.
+pub fn render_both(figure: &FigureSpec, data: &FigureData, dir: &Path, media: Media) -> Result<Vec<PathBuf>> {
+    render_images(figure.name.get_ref(), dir, media, |path, format| {
         render(figure, data, path, format)
     })
 }
 
-/// Writes `<name>.svg` and `<name>.png` in `dir` with `draw(path, format)`; returns both paths.
+/// Which files a figure is written as.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Media {
+    /// `<name>.svg`, and `<name>.png` drawn by plotters at the SVG's pixel size: for screens.
+    #[default]
+    Screen,
+    /// `<name>.svg`, `<name>.png` rasterized from the SVG at 300 dpi and `<name>.pdf` converted
+    /// from it (`--print`): for papers. See [`print`].
+    Print,
+}
+
+/// Writes `<name>.svg` and `<name>.png` in `dir` with `draw(path, format)`, and `<name>.pdf`
+/// for [`Media::Print`] (whose PNG is the SVG's at 300 dpi, not drawn with `Format::Png`);
+/// returns the paths.
 pub(crate) fn render_images(
     name: &str,
     dir: &Path,
+    media: Media,
     draw: impl Fn(&Path, Format) -> Result<()>,
 ) -> Result<Vec<PathBuf>> {
-    let mut written = Vec::new();
-    for (ext, format) in [("svg", Format::Svg), ("png", Format::Png)] {
+    // Drawn under a temporary name, then renamed: a reader (or another shard finishing at the
+    // same time) never sees half a picture.
+    let draw_file = |ext: &str, format: Format| -> Result<PathBuf> {
         let path = dir.join(format!("{name}.{ext}"));
-        // Drawn under a temporary name, then renamed: a reader (or another shard finishing at
-        // the same time) never sees half a picture.
         let tmp = dir.join(format!(".tmp-{}-{name}.{ext}", std::process::id()));
         let drawn = draw(&tmp, format)
             .and_then(|()| std::fs::rename(&tmp, &path).with_context(|| format!("writing {}", path.display())));
@@ -587,9 +606,23 @@ pub(crate) fn render_images(
             let _ = std::fs::remove_file(&tmp);
             return Err(e);
         }
-        written.push(path);
+        Ok(path)
+    };
+    let svg = draw_file("svg", Format::Svg)?;
+    match media {
+        Media::Screen => Ok(vec![svg, draw_file("png", Format::Png)?]),
+        Media::Print => {
+            // Read back whole: the rename above is atomic, even if another shard renames the
+            // same figure over it.
+            let bytes = std::fs::read(&svg).with_context(|| format!("reading {}", svg.display()))?;
+            let files = print::convert(&bytes, &svg)?;
+            let png = dir.join(format!("{name}.png"));
+            let pdf = dir.join(format!("{name}.pdf"));
+            crate::output::write_atomic(&png, &files.png)?;
+            crate::output::write_atomic(&pdf, &files.pdf)?;
+            Ok(vec![svg, png, pdf])
+        }
     }
-    Ok(written)
 }
 
 /// A figure declaration built in code (for figures no experiment file declares).
@@ -1252,5 +1285,73 @@ mod tests {
         // Different in one panel: no note.
         let differ = data(vec![panel([3.0, 4.0]), panel([3.0, 4.5])]);
         assert_eq!(legend_names(&differ), ["WQ", "FAC2", "AWF"]);
+    }
+
+    #[test]
+    fn print_mode_adds_a_pdf_and_draws_the_png_at_300_dpi() {
+        let figure = spec_figure("f", "Title", "x", "y", false, false);
+        let point = |x: f64| Point {
+            x,
+            mean: x * x,
+            lo: x * x,
+            hi: x * x,
+            n: 1,
+        };
+        let data = FigureData {
+            panels: vec![Panel {
+                title: None,
+                series: vec![Series {
+                    name: "s".into(),
+                    points: (1..5).map(|x| point(f64::from(x))).collect(),
+                }],
+            }],
+            categories: None,
+            series_names: vec!["s".into()],
+            replicated: false,
+            min_replications: 1,
+        };
+        let files = |dir: &Path| -> Vec<String> {
+            let mut names: Vec<String> = std::fs::read_dir(dir)
+                .unwrap()
+                .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                .collect();
+            names.sort();
+            names
+        };
+        let png_size = |path: &Path| {
+            let reader = png::Decoder::new(std::fs::File::open(path).unwrap())
+                .read_info()
+                .unwrap();
+            (reader.info().size(), reader.info().pixel_dims.map(|d| d.xppu))
+        };
+        let screen = tempfile::tempdir().unwrap();
+        let written = render_both(&figure, &data, screen.path(), Media::Screen).unwrap();
+        assert_eq!(written.len(), 2);
+        assert_eq!(files(screen.path()), ["f.png", "f.svg"]);
+        assert_eq!(png_size(&screen.path().join("f.png")), ((800, 588), None));
+
+        let print = tempfile::tempdir().unwrap();
+        let written = render_both(&figure, &data, print.path(), Media::Print).unwrap();
+        let names: Vec<&str> = written.iter().filter_map(|p| p.file_name()?.to_str()).collect();
+        assert_eq!(names, ["f.svg", "f.png", "f.pdf"]);
+        // No temporary file is left behind.
+        assert_eq!(files(print.path()), ["f.pdf", "f.png", "f.svg"]);
+        assert_eq!(
+            std::fs::read(screen.path().join("f.svg")).unwrap(),
+            std::fs::read(print.path().join("f.svg")).unwrap()
+        );
+        assert_eq!(
+            png_size(&print.path().join("f.png")),
+            ((2500, 1838), Some(print::PRINT_PIXELS_PER_METRE))
+        );
+        assert!(std::fs::read(print.path().join("f.pdf")).unwrap().starts_with(b"%PDF-"));
+    }
+
+    #[test]
+    fn tick_labels_are_short_and_zero_is_clean() {
+        assert_eq!(tick_label(-2.7755575615628914e-17), "0");
+        assert_eq!(tick_label(0.05), "0.05");
+        assert_eq!(tick_label(1234.5678), "1235");
+        assert_eq!(tick_label(2e9), "2e9");
     }
 }

@@ -41,8 +41,8 @@ use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::axis::{linear_ticks, AxisFormat, Ticked};
 use super::{
-    figure_column, frame, panel_title, register_font, render_images, tick_label, where_filters, Format, RunColumns,
-    FAMILY,
+    figure_column, frame, panel_title, register_font, render_images, tick_label, where_filters, Format, Media,
+    RunColumns, FAMILY,
 };
 use crate::experiment::spec::FigureSpec;
 use crate::output::CsvTable;
@@ -385,9 +385,10 @@ fn strip_height(strips: usize) -> f64 {
         .min(f64::from(MAX_STRIPS_HEIGHT) / strips)
 }
 
-/// Writes `<name>.svg` and `<name>.png` in `dir` (which must exist); returns both paths.
-pub fn write(figure: &FigureSpec, data: &TimelineData, dir: &Path) -> Result<Vec<PathBuf>> {
-    render_images(figure.name.get_ref(), dir, |path, format| {
+/// Writes `<name>.svg` and `<name>.png` (and `<name>.pdf` for [`Media::Print`]) in `dir` (which
+/// must exist); returns the paths.
+pub fn write(figure: &FigureSpec, data: &TimelineData, dir: &Path, media: Media) -> Result<Vec<PathBuf>> {
+    render_images(figure.name.get_ref(), dir, media, |path, format| {
         render(figure, data, path, format)
     })
 }
@@ -840,7 +841,7 @@ mod tests {
         let data = prepare(&fig, &table(&rows), keys(), "steps.csv").unwrap();
         assert_eq!(data.panels[0].strips.len(), 10);
         let dir = tempfile::tempdir().unwrap();
-        write(&fig, &data, dir.path()).unwrap();
+        write(&fig, &data, dir.path(), Media::Screen).unwrap();
         let svg = std::fs::read_to_string(dir.path().join("t.svg")).unwrap();
         assert!(svg.contains("busy") && svg.contains("threads:"));
         // At most one rectangle per pixel column and strip, and the strips are not empty.

@@ -18,7 +18,7 @@ use traces::job::{read_workload, Selection};
 use traces::TraceFormat;
 
 use super::spec_figure;
-use super::{render_both, FigureData, Panel, Point, Series};
+use super::{render_both, FigureData, Media, Panel, Point, Series};
 use crate::tracefile::{self, located};
 
 /// Most points drawn on one curve (a distribution is subsampled evenly in rank).
@@ -57,7 +57,12 @@ pub fn draw(path: &Path, format: Option<TraceFormat>, out: &Path) -> Result<Vec<
             false,
             false,
         );
-        written.extend(render_both(&figure, &one_series("nodes up", points), out)?);
+        written.extend(render_both(
+            &figure,
+            &one_series("nodes up", points),
+            out,
+            Media::Screen,
+        )?);
         return Ok(written);
     }
 
@@ -103,7 +108,12 @@ pub fn draw(path: &Path, format: Option<TraceFormat>, out: &Path) -> Result<Vec<
         false,
         false,
     );
-    written.extend(render_both(&figure, &one_series("arrivals", points), out)?);
+    written.extend(render_both(
+        &figure,
+        &one_series("arrivals", points),
+        out,
+        Media::Screen,
+    )?);
 
     // Run time CCDF.
     let mut runtimes: Vec<f64> = jobs.iter().map(|j| j.runtime_s).collect();
@@ -124,6 +134,7 @@ pub fn draw(path: &Path, format: Option<TraceFormat>, out: &Path) -> Result<Vec<
         &figure,
         &one_series("run time", ccdf(&mut runtimes, false)),
         out,
+        Media::Screen,
     )?);
 
     // Size CCDF.
@@ -137,7 +148,12 @@ pub fn draw(path: &Path, format: Option<TraceFormat>, out: &Path) -> Result<Vec<
             true,
             true,
         );
-        written.extend(render_both(&figure, &one_series("size", ccdf(&mut sizes, true)), out)?);
+        written.extend(render_both(
+            &figure,
+            &one_series("size", ccdf(&mut sizes, true)),
+            out,
+            Media::Screen,
+        )?);
     }
     Ok(written)
 }

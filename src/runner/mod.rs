@@ -33,6 +33,7 @@ use crate::experiment::limits::RunLimits;
 use crate::experiment::{Experiment, Run};
 use crate::family::check_output;
 use crate::output::write_atomic;
+use crate::plot::Media;
 use store::{Manifest, Record, RECORDS_DIR};
 
 /// One slice of a sweep: the runs whose index is `k - 1` modulo `n`.
@@ -94,13 +95,16 @@ pub struct RunOptions {
     pub progress: Progress,
     /// Draw the declared figures once the results are complete.
     pub plots: bool,
+    /// What the figures are written as (screen, or print with a PDF and a 300-dpi PNG).
+    pub media: Media,
     /// Test hook: stop starting runs once this many have completed in this invocation, as if
     /// the process had been interrupted (no merge).
     pub stop_after: Option<usize>,
 }
 
 impl RunOptions {
-    /// Defaults: output under `out_root`, all cores, resume, no shard, no progress bar, figures.
+    /// Defaults: output under `out_root`, all cores, resume, no shard, no progress bar, figures
+    /// for the screen.
     pub fn new(out_root: impl Into<PathBuf>) -> RunOptions {
         RunOptions {
             out_root: out_root.into(),
@@ -109,6 +113,7 @@ impl RunOptions {
             shard: None,
             progress: Progress::None,
             plots: true,
+            media: Media::Screen,
             stop_after: None,
         }
     }
@@ -217,7 +222,12 @@ pub fn run(experiment: &Experiment, opts: &RunOptions) -> Result<RunReport> {
     };
     if report.complete {
         // A figure error names the user's file and line, not the results copy.
-        report.written = finalize(&results_dir, &plots_dir, opts.plots, Some(&experiment.file))?;
+        report.written = finalize(
+            &results_dir,
+            &plots_dir,
+            opts.plots.then_some(opts.media),
+            Some(&experiment.file),
+        )?;
     }
     Ok(report)
 }
@@ -388,18 +398,19 @@ fn panic_text(payload: &Box<dyn std::any::Any + Send>) -> String {
     }
 }
 
-/// Writes the CSV files of a complete results directory, then its figures into `plots_dir`,
-/// as `figures_from` declares them (default: the results directory's copy of the experiment).
+/// Writes the CSV files of a complete results directory, then, unless `plots` is `None`, its
+/// figures for those media into `plots_dir`, as `figures_from` declares them (default: the
+/// results directory's copy of the experiment).
 pub fn finalize(
     results_dir: &Path,
     plots_dir: &Path,
-    plots: bool,
+    plots: Option<Media>,
     figures_from: Option<&Path>,
 ) -> Result<Vec<PathBuf>> {
     let manifest = Manifest::read(results_dir)?;
     let mut written = store::write_csvs(results_dir, &manifest)?;
-    if plots {
-        written.extend(crate::plot::draw_all(results_dir, plots_dir, figures_from)?);
+    if let Some(media) = plots {
+        written.extend(crate::plot::draw_all(results_dir, plots_dir, figures_from, media)?);
     }
     Ok(written)
 }
@@ -473,7 +484,7 @@ pub fn merge(inputs: &[PathBuf], out_root: &Path, plots: bool) -> Result<MergeRe
     let copied = to_copy.len();
     write_atomic(&results_dir.join("experiment.toml"), &experiment_text)?;
     manifest.write(&results_dir)?;
-    let written = finalize(&results_dir, &plots_dir, plots, None)?;
+    let written = finalize(&results_dir, &plots_dir, plots.then_some(Media::Screen), None)?;
     Ok(MergeReport {
         results_dir,
         plots_dir,
