@@ -5,8 +5,10 @@
 //! an experiment file into [`RunSpec`]s, runs them on all cores and writes what the family
 //! returns; the family knows nothing of files, threads or terminals.
 
+use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::fmt;
+use std::ops::Deref;
 use std::sync::{Arc, OnceLock};
 
 use schedulers::registry::PolicyInfo;
@@ -89,6 +91,76 @@ pub struct RunSpec {
     /// The per-run tables the experiment writes (`[outputs] tables`); a family may skip
     /// building the others (they cost memory per task or job).
     pub tables: Vec<String>,
+}
+
+/// Every parameter a run used, by name, with the value it took: the experiment's where the
+/// file sets it, else the default the family fell back on, in the units experiment files use.
+/// The runner writes them to `params.csv`, so that the CSV alone says how to run it again.
+pub type UsedParams = BTreeMap<String, ParamValue>;
+
+/// A run's parameters as a family reads them: derefs to the [`RunSpec`], and its helpers note
+/// each default they fall back on ([`ParamReader::default_used`]), so that the defaults are
+/// written where they are applied, once, and still reach `params.csv`.
+pub struct ParamReader<'a> {
+    spec: &'a RunSpec,
+    defaults: RefCell<UsedParams>,
+}
+
+impl Deref for ParamReader<'_> {
+    type Target = RunSpec;
+
+    fn deref(&self) -> &RunSpec {
+        self.spec
+    }
+}
+
+impl<'a> ParamReader<'a> {
+    /// A reader of `spec` that has noted no default yet.
+    pub fn new(spec: &'a RunSpec) -> ParamReader<'a> {
+        ParamReader {
+            spec,
+            defaults: RefCell::new(UsedParams::new()),
+        }
+    }
+
+    /// Notes that parameter `name`, which the run does not set, took `value`.
+    pub fn default_used(&self, name: &str, value: ParamValue) {
+        if !self.spec.params.contains_key(name) {
+            self.defaults.borrow_mut().insert(name.to_string(), value);
+        }
+    }
+
+    /// A number the run sets, or `default` (noted).
+    pub fn or_default(&self, name: &str, default: f64) -> Option<&'a ParamValue> {
+        let given = self.spec.params.get(name);
+        if given.is_none() {
+            self.default_used(name, ParamValue::Float(default));
+        }
+        given
+    }
+
+    /// Notes the registry defaults of the parameters of `entry` (a policy or a program) that
+    /// the run does not set. A default that is a number is written as one; one that is a
+    /// formula (`ceil(N/(2P))`) as its text, which is how the entry reads it.
+    pub fn entry_defaults(&self, entry: &PolicyInfo) {
+        for &(name, _, default) in entry.params {
+            let value = match default.parse::<i64>() {
+                Ok(i) => ParamValue::Int(i),
+                Err(_) => match default.parse::<f64>() {
+                    Ok(x) => ParamValue::Float(x),
+                    Err(_) => ParamValue::Str(default.to_string()),
+                },
+            };
+            self.default_used(name, value);
+        }
+    }
+
+    /// The run's parameters and the defaults noted, by name.
+    pub fn used(self) -> UsedParams {
+        let mut used = self.defaults.into_inner();
+        used.extend(self.spec.params.iter().map(|(k, v)| (k.clone(), v.clone())));
+        used
+    }
 }
 
 /// Rows of a per-run table (per task, per job, per host interval, ...).
@@ -240,8 +312,9 @@ pub trait Family: Send + Sync {
         false
     }
     /// Checks a run's parameters without running it (unknown names, bad values); the message
-    /// names the parameter.
-    fn validate(&self, spec: &RunSpec) -> Result<(), String>;
+    /// names the parameter. Returns every parameter the run uses with the value it takes,
+    /// defaults filled in ([`ParamReader`]).
+    fn validate(&self, spec: &RunSpec) -> Result<UsedParams, String>;
     /// Runs one simulation. Deterministic: the same spec gives the same output.
     fn run(&self, spec: &RunSpec) -> Result<RunOutput, String>;
 }

@@ -100,6 +100,7 @@ where = { program = "fib", replication = 0 }
                 fingerprint: format!("fp{run}"),
                 label: format!("#{run}"),
                 keys: key_values.clone(),
+                params: Vec::new(),
             });
             let mut row = vec![run.to_string()];
             row.extend(key_values);
@@ -156,6 +157,8 @@ where = { program = "fib", replication = 0 }
         tables: vec!["steps".into()],
         runs: manifest_runs,
         source: None,
+        workload: None,
+        param_columns: Vec::new(),
     }
     .write(dir)
     .unwrap();

@@ -14,7 +14,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use gridsim::experiment::{self, Experiment};
-use gridsim::family::{Family, Named, ParamValue, RunOutput, RunSpec, Table, TableInfo};
+use gridsim::family::{Family, Named, ParamValue, RunOutput, RunSpec, Table, TableInfo, UsedParams};
 use gridsim::output::CsvTable;
 use gridsim::runner::{self, RunOptions, Shard};
 use rand::Rng;
@@ -150,7 +150,7 @@ impl Family for Toy {
     fn tables(&self) -> &'static [TableInfo] {
         TOY_TABLES
     }
-    fn validate(&self, spec: &RunSpec) -> Result<(), String> {
+    fn validate(&self, spec: &RunSpec) -> Result<UsedParams, String> {
         let tasks = spec.params.get("tasks").ok_or("parameter 'tasks' is required")?;
         if tasks.as_u64().filter(|&n| n > 0).is_none() {
             return Err(format!("parameter 'tasks' must be a positive integer, got {tasks}"));
@@ -159,7 +159,7 @@ impl Family for Toy {
         if spec.platform.hosts.is_empty() {
             return Err(format!("platform '{}' has no host", spec.platform_name));
         }
-        Ok(())
+        Ok(spec.params.clone())
     }
     fn run(&self, spec: &RunSpec) -> Result<RunOutput, String> {
         self.validate(spec)?;
@@ -487,7 +487,13 @@ fn output_is_byte_identical_with_one_and_two_jobs() {
     let b = reproducible_files(&two.path().join("results/toy"));
     assert_eq!(
         a.keys().collect::<Vec<_>>(),
-        ["experiment.toml", "manifest.json", "runs.csv", "tasks.csv"]
+        [
+            "experiment.toml",
+            "manifest.json",
+            "params.csv",
+            "runs.csv",
+            "tasks.csv"
+        ]
     );
     assert_eq!(a, b);
 }

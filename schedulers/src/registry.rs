@@ -44,3 +44,29 @@ pub fn lookup<'a>(
     }
     Ok(info)
 }
+
+/// The default of parameter `key` of `entry` when it is a number; `None` when the entry has no
+/// such parameter or its default is a formula the entry evaluates itself (tss `first`,
+/// `ceil(N/(2P))`). The registry is where defaults are written: builders read them from here.
+pub fn numeric_default(entry: &PolicyInfo, key: &str) -> Option<f64> {
+    entry
+        .params
+        .iter()
+        .find(|p| p.0 == key)
+        .and_then(|p| p.2.parse::<f64>().ok())
+}
+
+/// Parameter `key` of `entry`: its value in `params`, else its registry default. A builder that
+/// reads a parameter with no numeric default in the registry is a defect, reported as one.
+pub fn value_or_default(entry: &PolicyInfo, params: &BTreeMap<String, f64>, key: &str) -> Result<f64, String> {
+    params
+        .get(key)
+        .copied()
+        .or_else(|| numeric_default(entry, key))
+        .ok_or_else(|| {
+            format!(
+                "internal error: '{}' reads parameter '{key}', which has no numeric default in its registry entry",
+                entry.name
+            )
+        })
+}

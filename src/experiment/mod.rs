@@ -32,7 +32,7 @@ use toml::Spanned;
 
 pub use error::{Diagnostic, ExperimentError};
 
-use crate::family::{Family, ParamValue, RunSpec};
+use crate::family::{Family, ParamValue, RunSpec, UsedParams};
 use crate::output::format_value;
 use error::{list, Reporter};
 use seed::{derive_seed, fingerprint, SeedInput, StableHasher};
@@ -75,6 +75,9 @@ pub struct Run {
     /// Identifies the run's definition (family, platform and its content, scheduler, every
     /// parameter, replication, seed, requested tables): names its result file.
     pub fingerprint: String,
+    /// Every parameter the run uses with the value it takes, defaults filled in, as
+    /// [`Family::validate`] returned them (for `params.csv`).
+    pub used: UsedParams,
 }
 
 impl Run {
@@ -289,6 +292,21 @@ fn resolve(
         None => 1,
     };
     let crn = spec.common_random_numbers.unwrap_or(true);
+    let run_seed = spec.run_seed.as_ref().and_then(|s| match s.get_ref().parse::<u64>() {
+        Ok(seed) => Some((seed, s.span())),
+        Err(_) => {
+            rep.error(
+                s.span(),
+                "run_seed",
+                format!(
+                    "must be a seed as params.csv writes it, a decimal string from \"0\" to \"{}\", not \"{}\"",
+                    u64::MAX,
+                    s.get_ref()
+                ),
+            );
+            None
+        }
+    });
 
     // Workload parameters.
     let mut workload: Vec<Param> = spec
@@ -569,8 +587,9 @@ fn resolve(
         return None;
     }
     // Each expanded run holds its parameters, keys and fingerprint (~1.5 kB measured on a
-    // 4.8-million-run sweep): refuse a sweep whose expansion alone cannot fit.
-    const RUN_BYTES: u64 = 1536;
+    // 4.8-million-run sweep) and the parameters it uses with their defaults (`used`, a map of a
+    // dozen short entries, ~0.5 kB more): refuse a sweep whose expansion alone cannot fit.
+    const RUN_BYTES: u64 = 2048;
     if let Err(message) = crate::memory::check_fits(
         &format!("expanding the sweep's {total} runs"),
         (total as u64).saturating_mul(RUN_BYTES),
@@ -586,6 +605,18 @@ fn resolve(
             None => rep.file_error("", message),
         }
         return None;
+    }
+
+    if let Some((_, span)) = &run_seed {
+        if replications > 1 {
+            rep.error(
+                span.clone(),
+                "run_seed",
+                format!(
+                    "fixes every run's seed, so its {replications} replications would be one run: set replications = 1"
+                ),
+            );
+        }
     }
 
     // Expansion.
@@ -605,13 +636,18 @@ fn resolve(
                     let spairs: Vec<(&str, &ParamValue)> =
                         owned.iter().map(|p| p.name.as_str()).zip(svalues.iter()).collect();
                     for replication in 0..replications {
-                        let seed = derive_seed(&SeedInput {
-                            base_seed,
-                            platform: &platform.name,
-                            params: &wpairs,
-                            scheduler: if crn { None } else { Some((&s.name, &spairs)) },
-                            replication,
-                        });
+                        let seed = run_seed.as_ref().map_or_else(
+                            || {
+                                derive_seed(&SeedInput {
+                                    base_seed,
+                                    platform: &platform.name,
+                                    params: &wpairs,
+                                    scheduler: if crn { None } else { Some((&s.name, &spairs)) },
+                                    replication,
+                                })
+                            },
+                            |(seed, _)| *seed,
+                        );
                         let params: BTreeMap<String, ParamValue> = wpairs
                             .iter()
                             .chain(spairs.iter())
@@ -667,6 +703,7 @@ fn resolve(
                             label: s.label.clone(),
                             keys,
                             fingerprint: fp,
+                            used: UsedParams::new(),
                         });
                     }
                 }
@@ -682,30 +719,34 @@ fn resolve(
         (None, None) => ("platform".to_string(), spec.platform.span()),
     };
     let mut seen_messages = BTreeSet::new();
-    for run in &runs {
+    for run in &mut runs {
         let fits = family.memory_estimate(&run.spec).map_or(Ok(()), |(bytes, what)| {
             crate::memory::check_fits(&format!("the run's {what}"), bytes)
         });
-        if let Err(message) = family.validate(&run.spec).and(fits) {
-            if !seen_messages.insert(message.clone()) {
-                continue;
-            }
-            let sched = schedulers
-                .iter()
-                .find(|s| s.label == run.label)
-                .expect("run of a known scheduler");
-            let (field, span) = locate_param_message(&message, sched, &workload, &platform_at);
-            rep.error(
-                span,
-                field,
-                format!(
-                    "family '{}' rejects run {}: {message}",
-                    family.name(),
-                    run.describe(&key_columns)
-                ),
-            );
-            if seen_messages.len() >= MAX_RUN_DIAGNOSTICS {
-                break;
+        let checked = family.validate(&run.spec).and_then(|used| fits.map(|()| used));
+        match checked {
+            Ok(used) => run.used = used,
+            Err(message) => {
+                if !seen_messages.insert(message.clone()) {
+                    continue;
+                }
+                let sched = schedulers
+                    .iter()
+                    .find(|s| s.label == run.label)
+                    .expect("run of a known scheduler");
+                let (field, span) = locate_param_message(&message, sched, &workload, &platform_at);
+                rep.error(
+                    span,
+                    field,
+                    format!(
+                        "family '{}' rejects run {}: {message}",
+                        family.name(),
+                        run.describe(&key_columns)
+                    ),
+                );
+                if seen_messages.len() >= MAX_RUN_DIAGNOSTICS {
+                    break;
+                }
             }
         }
     }

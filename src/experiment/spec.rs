@@ -37,6 +37,11 @@ pub struct ExperimentSpec {
     /// Base seed (default 1).
     #[serde(default)]
     pub seed: Option<Spanned<i64>>,
+    /// Every run's seed, as params.csv's `seed` column gives it, instead of one derived from
+    /// the base seed: to run one row of an earlier sweep again. A decimal string, because
+    /// seeds go beyond TOML's integers; needs `replications = 1`.
+    #[serde(default)]
+    pub run_seed: Option<Spanned<String>>,
     /// When true (the default), a run's seed ignores its scheduler, so compared schedulers see
     /// the same workload (common random numbers).
     #[serde(default)]

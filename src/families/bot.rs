@@ -13,8 +13,8 @@ use sim_core::platform::HostId;
 use sim_core::Engine;
 
 use crate::family::{
-    check_routes, declared_table, parameter_names, scheduler_names, Family, Named, ParamValue, RunOutput, RunSpec,
-    TableInfo,
+    check_routes, declared_table, parameter_names, scheduler_names, Family, Named, ParamReader, ParamValue, RunOutput,
+    RunSpec, TableInfo, UsedParams,
 };
 
 /// The bag-of-tasks master/worker family.
@@ -99,13 +99,17 @@ struct Prepared {
     policy_params: BTreeMap<String, f64>,
 }
 
-fn number(spec: &RunSpec, name: &str, default: Option<f64>) -> Result<f64, String> {
+fn number(spec: &ParamReader, name: &str, default: Option<f64>) -> Result<f64, String> {
     match spec.params.get(name) {
         Some(v) => v
             .as_f64()
             .filter(|x| x.is_finite() && *x >= 0.0)
             .ok_or_else(|| format!("parameter '{name}' must be a non-negative number, got '{v}'")),
-        None => default.ok_or_else(|| format!("parameter '{name}' is required")),
+        None => {
+            let x = default.ok_or_else(|| format!("parameter '{name}' is required"))?;
+            spec.default_used(name, ParamValue::Float(x));
+            Ok(x)
+        }
     }
 }
 
@@ -116,7 +120,7 @@ fn has_drawn_sizes(spec: &RunSpec) -> bool {
         .is_some_and(|cv| cv > 0.0)
 }
 
-fn prepare(spec: &RunSpec) -> Result<Prepared, String> {
+fn prepare(spec: &ParamReader) -> Result<Prepared, String> {
     let platform = &spec.platform;
     let tasks = match spec.params.get("tasks") {
         Some(v) => v
@@ -146,7 +150,10 @@ fn prepare(spec: &RunSpec) -> Result<Prepared, String> {
                 )
             })?
         }
-        None if !platform.hosts.is_empty() => HostId(0),
+        None if !platform.hosts.is_empty() => {
+            spec.default_used("master", ParamValue::Str(platform.host(HostId(0)).name.clone()));
+            HostId(0)
+        }
         None => return Err(format!("platform '{}' has no host", spec.platform_name)),
     };
     let all = platform.hosts.len();
@@ -154,7 +161,10 @@ fn prepare(spec: &RunSpec) -> Result<Prepared, String> {
         Some(v) => v.as_u64().filter(|&n| n >= 2 && n as usize <= all).ok_or_else(|| {
             format!("parameter 'nodes' must be an integer from 2 to {all} (the platform's hosts), got '{v}'")
         })? as usize,
-        None => all,
+        None => {
+            spec.default_used("nodes", ParamValue::Int(all as i64));
+            all
+        }
     };
     let workers: Vec<HostId> = (0..all as u32)
         .map(HostId)
@@ -176,6 +186,9 @@ fn prepare(spec: &RunSpec) -> Result<Prepared, String> {
         policy_params.insert(name.clone(), x);
     }
     registry::build(&spec.scheduler, &policy_params)?;
+    if let Some(entry) = registry::POLICIES.iter().find(|p| p.name == spec.scheduler) {
+        spec.entry_defaults(entry);
+    }
     Ok(Prepared {
         config: BotConfig {
             master,
@@ -252,12 +265,14 @@ impl Family for BagOfTasks {
         has_drawn_sizes(spec)
     }
 
-    fn validate(&self, spec: &RunSpec) -> Result<(), String> {
-        prepare(spec).map(|_| ())
+    fn validate(&self, spec: &RunSpec) -> Result<UsedParams, String> {
+        let reader = ParamReader::new(spec);
+        prepare(&reader)?;
+        Ok(reader.used())
     }
 
     fn run(&self, spec: &RunSpec) -> Result<RunOutput, String> {
-        let prepared = prepare(spec)?;
+        let prepared = prepare(&ParamReader::new(spec))?;
         let policy = registry::build(&spec.scheduler, &prepared.policy_params)?;
         let engine = Engine::new(Arc::clone(&spec.platform)).map_err(|e| e.to_string())?;
         let hosts = prepared.config.workers.clone();

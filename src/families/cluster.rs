@@ -38,7 +38,8 @@ use traces::info::nearest_rank;
 use traces::synthetic::{HbdLifetime, ParetoMemory, PoissonArrivals, UniformIoRate};
 
 use crate::family::{
-    declared_table, parameter_names, scheduler_names, Family, Named, ParamValue, RunOutput, RunSpec, TableInfo,
+    declared_table, parameter_names, scheduler_names, Family, Named, ParamReader, ParamValue, RunOutput, RunSpec,
+    TableInfo, UsedParams,
 };
 
 /// The cluster job-stream family.
@@ -121,9 +122,12 @@ const MODEL: &[Named] = &[
 ];
 
 /// A parameter at least `min`; `min = f64::MIN_POSITIVE` reads "> 0".
-fn number(spec: &RunSpec, name: &str, default: f64, min: f64) -> Result<f64, String> {
+fn number(spec: &ParamReader, name: &str, default: f64, min: f64) -> Result<f64, String> {
     match spec.params.get(name) {
-        None => Ok(default),
+        None => {
+            spec.default_used(name, ParamValue::Float(default));
+            Ok(default)
+        }
         Some(v) => v.as_f64().filter(|x| x.is_finite() && *x >= min).ok_or_else(|| {
             let bound = if min == f64::MIN_POSITIVE {
                 "> 0".to_string()
@@ -174,7 +178,7 @@ struct Prepared {
     policy_params: BTreeMap<String, f64>,
 }
 
-fn prepare(spec: &RunSpec) -> Result<Prepared, String> {
+fn prepare(spec: &ParamReader) -> Result<Prepared, String> {
     let platform = &spec.platform;
     // Nodes: hosts with an FCFS disk, in platform order.
     let mut nodes = Vec::new();
@@ -209,6 +213,7 @@ fn prepare(spec: &RunSpec) -> Result<Prepared, String> {
         nodes.truncate(n as usize);
         disks.truncate(n as usize);
     }
+    spec.default_used("nodes", ParamValue::Int(nodes.len() as i64));
     if nodes.is_empty() {
         return Err(format!(
             "platform '{}' has no host with an FCFS disk (`model = \"fcfs\"`); see platforms/data/walfc6.toml",
@@ -229,7 +234,11 @@ fn prepare(spec: &RunSpec) -> Result<Prepared, String> {
         ram_bytes: host0.memory_bytes.unwrap_or(defaults.ram_bytes),
         buffer_bytes: match spec.params.get("buffer_mb") {
             Some(_) => number(spec, "buffer_mb", 0.0, 0.0)? * 1e6,
-            None => host0.io_buffer_bytes.unwrap_or(defaults.buffer_bytes),
+            None => {
+                let bytes = host0.io_buffer_bytes.unwrap_or(defaults.buffer_bytes);
+                spec.default_used("buffer_mb", ParamValue::Float(bytes / 1e6));
+                bytes
+            }
         },
         seek_rotation_s: seek,
         disk_rate_bytes_per_s: rate,
@@ -288,6 +297,7 @@ fn prepare(spec: &RunSpec) -> Result<Prepared, String> {
     if demands.is_empty() {
         return Err("the workload has no job".into());
     }
+    spec.default_used("jobs", ParamValue::Int(demands.len() as i64));
     let first = demands[0].0;
     let span = demands.last().map_or(0.0, |d| d.0) - first;
     let work: f64 = demands.iter().map(|d| d.1).sum();
@@ -338,6 +348,9 @@ fn prepare(spec: &RunSpec) -> Result<Prepared, String> {
         policy_params.insert(name.clone(), x);
     }
     let built = registry::build(&spec.scheduler, &policy_params)?;
+    if let Some(entry) = registry::POLICIES.iter().find(|p| p.name == spec.scheduler) {
+        spec.entry_defaults(entry);
+    }
     Ok(Prepared {
         setup: ClusterSetup {
             nodes,
@@ -469,12 +482,14 @@ impl Family for ClusterFamily {
         true
     }
 
-    fn validate(&self, spec: &RunSpec) -> Result<(), String> {
-        prepare(spec).map(|_| ())
+    fn validate(&self, spec: &RunSpec) -> Result<UsedParams, String> {
+        let reader = ParamReader::new(spec);
+        prepare(&reader)?;
+        Ok(reader.used())
     }
 
     fn run(&self, spec: &RunSpec) -> Result<RunOutput, String> {
-        let prepared = prepare(spec)?;
+        let prepared = prepare(&ParamReader::new(spec))?;
         let built = registry::build(&spec.scheduler, &prepared.policy_params)?;
         let engine = Engine::new(Arc::clone(&spec.platform)).map_err(|e| e.to_string())?;
         let nodes = prepared.setup.nodes.len();

@@ -53,17 +53,23 @@ use schedulers::skeleton::pipeline_sim::{measure_grid, simulate, PipelineSim, Se
 use sim_core::platform::{Host, HostId, Link, Platform};
 use sim_core::profile::Profile;
 
-use crate::family::{declared_table, Family, Named, ParamValue, RunOutput, RunSpec, TableInfo};
+use crate::family::{
+    declared_table, Family, Named, ParamReader, ParamValue, RunOutput, RunSpec, TableInfo, UsedParams,
+};
 
 // ----- parameter helpers ------------------------------------------------------------------------
 
-fn number(spec: &RunSpec, name: &str, default: Option<f64>) -> Result<f64, String> {
+fn number(spec: &ParamReader, name: &str, default: Option<f64>) -> Result<f64, String> {
     match spec.params.get(name) {
         Some(v) => v
             .as_f64()
             .filter(|x| x.is_finite() && *x >= 0.0)
             .ok_or_else(|| format!("parameter '{name}' must be a non-negative number, got '{v}'")),
-        None => default.ok_or_else(|| format!("parameter '{name}' is required")),
+        None => {
+            let x = default.ok_or_else(|| format!("parameter '{name}' is required"))?;
+            spec.default_used(name, ParamValue::Float(x));
+            Ok(x)
+        }
     }
 }
 
@@ -74,12 +80,16 @@ const MAX_CANDIDATES: u64 = 1_000_000;
 /// Most rows of the amoget-adaptive `timeline` table.
 const MAX_TIMELINE_WINDOWS: u64 = 1_000_000;
 
-fn count(spec: &RunSpec, name: &str, default: Option<u64>) -> Result<u64, String> {
+fn count(spec: &ParamReader, name: &str, default: Option<u64>) -> Result<u64, String> {
     match spec.params.get(name) {
         Some(v) => v
             .as_u64()
             .ok_or_else(|| format!("parameter '{name}' must be a non-negative integer, got '{v}'")),
-        None => default.ok_or_else(|| format!("parameter '{name}' is required")),
+        None => {
+            let n = default.ok_or_else(|| format!("parameter '{name}' is required"))?;
+            spec.default_used(name, int(n));
+            Ok(n)
+        }
     }
 }
 
@@ -91,11 +101,25 @@ fn text(spec: &RunSpec, name: &str) -> Result<Option<String>, String> {
     }
 }
 
-fn flag(spec: &RunSpec, name: &str) -> Result<bool, String> {
+/// A string parameter, or `default` (noted as the value the run used).
+fn text_or(spec: &ParamReader, name: &str, default: &str) -> Result<String, String> {
+    match text(spec, name)? {
+        Some(s) => Ok(s),
+        None => {
+            spec.default_used(name, ParamValue::Str(default.to_string()));
+            Ok(default.to_string())
+        }
+    }
+}
+
+fn flag(spec: &ParamReader, name: &str) -> Result<bool, String> {
     match spec.params.get(name) {
         Some(ParamValue::Bool(b)) => Ok(*b),
         Some(v) => Err(format!("parameter '{name}' must be true or false, got '{v}'")),
-        None => Ok(false),
+        None => {
+            spec.default_used(name, ParamValue::Bool(false));
+            Ok(false)
+        }
     }
 }
 
@@ -390,7 +414,7 @@ fn forecaster(name: &str) -> Result<Forecaster, String> {
     }
 }
 
-fn adaptive_params(spec: &RunSpec, first_change_s: Option<f64>) -> Result<AdaptiveParams, String> {
+fn adaptive_params(spec: &ParamReader, first_change_s: Option<f64>) -> Result<AdaptiveParams, String> {
     let remap = number(spec, "remap_period_s", Some(3600.0))?;
     let sample = number(spec, "sample_period_s", Some(10.0))?;
     if sample <= 0.0 {
@@ -402,9 +426,9 @@ fn adaptive_params(spec: &RunSpec, first_change_s: Option<f64>) -> Result<Adapti
             "parameter 'remap_period_s' ({remap}) must be 0 or a multiple of 'sample_period_s' ({sample})"
         ));
     }
-    let battery = match text(spec, "forecasters")?.as_deref() {
-        None | Some("default") => default_battery(),
-        Some(list) => list
+    let battery = match text_or(spec, "forecasters", "default")?.as_str() {
+        "default" => default_battery(),
+        list => list
             .split(';')
             .filter(|s| !s.trim().is_empty())
             .map(forecaster)
@@ -413,10 +437,10 @@ fn adaptive_params(spec: &RunSpec, first_change_s: Option<f64>) -> Result<Adapti
     if battery.is_empty() {
         return Err("parameter 'forecasters' lists no forecaster".into());
     }
-    let metric = match text(spec, "forecast_metric")?.as_deref() {
-        None | Some("mse") => ErrorMetric::Mse,
-        Some("mae") => ErrorMetric::Mae,
-        Some(other) => return Err(format!("parameter 'forecast_metric' must be mse or mae, got '{other}'")),
+    let metric = match text_or(spec, "forecast_metric", "mse")?.as_str() {
+        "mse" => ErrorMetric::Mse,
+        "mae" => ErrorMetric::Mae,
+        other => return Err(format!("parameter 'forecast_metric' must be mse or mae, got '{other}'")),
     };
     let window = number(spec, "timeline_window_s", Some(100.0))?;
     if window <= 0.0 {
@@ -447,7 +471,7 @@ enum Candidates {
     },
 }
 
-fn amoget_prepare(spec: &RunSpec) -> Result<(AmogetRun, Candidates), String> {
+fn amoget_prepare(spec: &ParamReader) -> Result<(AmogetRun, Candidates), String> {
     let times = numbers(
         "stage_times_s",
         &text(spec, "stage_times_s")?.ok_or("parameter 'stage_times_s' is required")?,
@@ -485,7 +509,7 @@ fn amoget_prepare(spec: &RunSpec) -> Result<(AmogetRun, Candidates), String> {
         Some(_) => {
             let latency = number(spec, "latency_s", None)?;
             let bandwidth = number(spec, "bandwidth_bytes_per_s", Some(1e12))?;
-            let model = text(spec, "network_model")?.unwrap_or_else(|| "raw".into());
+            let model = text_or(spec, "network_model", "raw")?;
             let speeds: Vec<f64> = spec.platform.hosts[..np].iter().map(|h| h.speed).collect();
             let p = mesh_platform(&speeds, &availability, latency, bandwidth, &model)?;
             (Arc::new(p), (0..np as u32).map(HostId).collect())
@@ -548,20 +572,20 @@ fn amoget_prepare(spec: &RunSpec) -> Result<(AmogetRun, Candidates), String> {
         only_for(spec, ADAPTIVE_ONLY, "amoget-adaptive")?;
         None
     };
-    let mode = match text(spec, "mode")?.as_deref() {
-        None if adaptive.is_some() => SimMode::Realistic,
-        None | Some("model") => SimMode::Model,
-        Some("realistic") => SimMode::Realistic,
-        Some(other) => {
+    let default_mode = if adaptive.is_some() { "realistic" } else { "model" };
+    let mode = match text_or(spec, "mode", default_mode)?.as_str() {
+        "model" => SimMode::Model,
+        "realistic" => SimMode::Realistic,
+        other => {
             return Err(format!(
                 "parameter 'mode' must be 'model' or 'realistic', got '{other}'"
             ))
         }
     };
-    let service = match text(spec, "service")?.as_deref() {
-        None | Some("exponential") => ServiceDist::Exponential,
-        Some("deterministic") => ServiceDist::Deterministic,
-        Some(other) => {
+    let service = match text_or(spec, "service", "exponential")?.as_str() {
+        "exponential" => ServiceDist::Exponential,
+        "deterministic" => ServiceDist::Deterministic,
+        other => {
             return Err(format!(
                 "parameter 'service' must be 'exponential' or 'deterministic', got '{other}'"
             ))
@@ -870,12 +894,14 @@ impl Family for Amoget {
         AMOGET_TABLES
     }
 
-    fn validate(&self, spec: &RunSpec) -> Result<(), String> {
-        amoget_prepare(spec).map(|_| ())
+    fn validate(&self, spec: &RunSpec) -> Result<UsedParams, String> {
+        let reader = ParamReader::new(spec);
+        amoget_prepare(&reader)?;
+        Ok(reader.used())
     }
 
     fn run(&self, spec: &RunSpec) -> Result<RunOutput, String> {
-        let (run, candidates) = amoget_prepare(spec)?;
+        let (run, candidates) = amoget_prepare(&ParamReader::new(spec))?;
         if run.adaptive.is_some() {
             return run_adaptive(spec, run, candidates);
         }
@@ -1237,7 +1263,7 @@ const ALT_SCHEDULERS: &[Named] = &[
     },
 ];
 
-fn alt_prepare(spec: &RunSpec) -> Result<(Arc<Platform>, AltScenario), String> {
+fn alt_prepare(spec: &ParamReader) -> Result<(Arc<Platform>, AltScenario), String> {
     let n = count(spec, "n", None)?;
     let threads = count(spec, "threads", Some(4))?;
     if threads == 0 || n < threads {
@@ -1384,13 +1410,10 @@ fn alt_prepare(spec: &RunSpec) -> Result<(Arc<Platform>, AltScenario), String> {
         }
         other => return Err(format!("unknown scheduler '{other}' (valid: min-predicted, fixed)")),
     };
-    let probe_elements = numbers(
-        "probe_elements",
-        &text(spec, "probe_elements")?.unwrap_or_else(|| "1,16,256".into()),
-    )?
-    .into_iter()
-    .map(|x| x as u64)
-    .collect::<Vec<_>>();
+    let probe_elements = numbers("probe_elements", &text_or(spec, "probe_elements", "1,16,256")?)?
+        .into_iter()
+        .map(|x| x as u64)
+        .collect::<Vec<_>>();
     let element_bytes = number(spec, "element_bytes", Some(3200.0))?;
     if element_bytes <= 0.0 {
         return Err("parameter 'element_bytes' must be positive".into());
@@ -1523,12 +1546,14 @@ impl Family for AltSkeletons {
         ALT_TABLES
     }
 
-    fn validate(&self, spec: &RunSpec) -> Result<(), String> {
-        alt_prepare(spec).map(|_| ())
+    fn validate(&self, spec: &RunSpec) -> Result<UsedParams, String> {
+        let reader = ParamReader::new(spec);
+        alt_prepare(&reader)?;
+        Ok(reader.used())
     }
 
     fn run(&self, spec: &RunSpec) -> Result<RunOutput, String> {
-        let (platform, sc) = alt_prepare(spec)?;
+        let (platform, sc) = alt_prepare(&ParamReader::new(spec))?;
         let out = run_scenario(&platform, &sc)?;
         let p = &out.prediction;
         let s = &out.simulated;

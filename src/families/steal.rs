@@ -23,8 +23,8 @@ use sim_core::platform::HostId;
 use sim_core::{rng, Engine};
 
 use crate::family::{
-    check_routes, declared_table, parameter_names_from, scheduler_names, Family, Named, ParamValue, RunOutput, RunSpec,
-    TableInfo,
+    check_routes, declared_table, parameter_names_from, scheduler_names, Family, Named, ParamReader, ParamValue,
+    RunOutput, RunSpec, TableInfo, UsedParams,
 };
 
 /// The work-stealing family.
@@ -87,9 +87,12 @@ const MODEL: &[Named] = &[
     },
 ];
 
-fn number(spec: &RunSpec, name: &str, default: f64, ok: impl Fn(f64) -> bool, range: &str) -> Result<f64, String> {
+fn number(spec: &ParamReader, name: &str, default: f64, ok: impl Fn(f64) -> bool, range: &str) -> Result<f64, String> {
     match spec.params.get(name) {
-        None => Ok(default),
+        None => {
+            spec.default_used(name, ParamValue::Float(default));
+            Ok(default)
+        }
         Some(v) => v
             .as_f64()
             .filter(|x| x.is_finite() && ok(*x))
@@ -97,9 +100,12 @@ fn number(spec: &RunSpec, name: &str, default: f64, ok: impl Fn(f64) -> bool, ra
     }
 }
 
-fn integer(spec: &RunSpec, name: &str, default: u64, max: u64) -> Result<u64, String> {
+fn integer(spec: &ParamReader, name: &str, default: u64, max: u64) -> Result<u64, String> {
     match spec.params.get(name) {
-        None => Ok(default),
+        None => {
+            spec.default_used(name, ParamValue::Int(default as i64));
+            Ok(default)
+        }
         Some(v) => v
             .as_u64()
             .filter(|n| (1..=max).contains(n))
@@ -119,7 +125,7 @@ struct Prepared {
     total_flops: f64,
 }
 
-fn prepare(spec: &RunSpec) -> Result<Prepared, String> {
+fn prepare(spec: &ParamReader) -> Result<Prepared, String> {
     let mut platform = Arc::clone(&spec.platform);
     if let Some(v) = spec.params.get("wan_latency_ms") {
         let ms = v
@@ -135,6 +141,8 @@ fn prepare(spec: &RunSpec) -> Result<Prepared, String> {
         let mut changed = (*platform).clone();
         changed.links[wan.0 as usize].latency = ms / 1e3;
         platform = Arc::new(changed);
+    } else if let Some(wan) = platform.link_id("wan") {
+        spec.default_used("wan_latency_ms", ParamValue::Float(platform.link(wan).latency * 1e3));
     }
     let hosts_total = platform.hosts.len();
     let pes = integer(spec, "pes", hosts_total as u64, hosts_total as u64)? as usize;
@@ -173,7 +181,10 @@ fn prepare(spec: &RunSpec) -> Result<Prepared, String> {
         limit_counts_main: number(spec, "limit_counts_main", 0.0, |x| x == 0.0 || x == 1.0, "0 or 1")? == 1.0,
         time_slice_s: number(spec, "time_slice_ms", 20.0, |x| x >= 1e-3, "a number >= 0.001")? / 1e3,
         hop_limit: match spec.params.get("hop_limit") {
-            None => defaults.hop_limit,
+            None => {
+                spec.default_used("hop_limit", ParamValue::Int(i64::from(defaults.hop_limit)));
+                defaults.hop_limit
+            }
             Some(v) => v
                 .as_u64()
                 .filter(|&n| n <= 1000)
@@ -213,7 +224,11 @@ fn prepare(spec: &RunSpec) -> Result<Prepared, String> {
     };
     config.validate()?;
     let program = match spec.params.get("program") {
-        None => "raytracer".to_string(),
+        None => {
+            let program = "raytracer";
+            spec.default_used("program", ParamValue::Str(program.into()));
+            program.to_string()
+        }
         Some(ParamValue::Str(s)) => s.clone(),
         Some(v) => return Err(format!("parameter 'program' must be a program name, got '{v}'")),
     };
@@ -257,6 +272,10 @@ fn prepare(spec: &RunSpec) -> Result<Prepared, String> {
     }
     // Checks the policy's name and parameters now, so `validate` reports them.
     registry::build(&spec.scheduler, &policy_params, 1)?;
+    spec.entry_defaults(info);
+    if let Some(entry) = registry::POLICIES.iter().find(|p| p.name == spec.scheduler) {
+        spec.entry_defaults(entry);
+    }
     Ok(Prepared {
         platform,
         hosts,
@@ -401,8 +420,9 @@ impl Family for StealFamily {
         TABLES
     }
 
-    fn validate(&self, spec: &RunSpec) -> Result<(), String> {
-        let prepared = prepare(spec)?;
+    fn validate(&self, spec: &RunSpec) -> Result<UsedParams, String> {
+        let reader = ParamReader::new(spec);
+        let prepared = prepare(&reader)?;
         // Program parameters are checked by building the program: generators bound their
         // size and time, so this is cheap.
         let mut stream = rng::stream(spec.seed, "workload.program");
@@ -411,12 +431,12 @@ impl Family for StealFamily {
             &prepared.program_params,
             prepared.total_flops,
             &mut stream,
-        )
-        .map(|_| ())
+        )?;
+        Ok(reader.used())
     }
 
     fn run(&self, spec: &RunSpec) -> Result<RunOutput, String> {
-        let p = prepare(spec)?;
+        let p = prepare(&ParamReader::new(spec))?;
         let mut stream = rng::stream(spec.seed, "workload.program");
         let program = programs::build(&p.program, &p.program_params, p.total_flops, &mut stream)?;
         let sparks = program.sparks();

@@ -7,6 +7,7 @@
 //!   manifest.json       every run of the sweep in index order: fingerprint, label, key values
 //!   runs.d/<fp>.json    one record per completed run, named by the run's fingerprint
 //!   runs.csv            merged: one row per run, in run-index order
+//!   params.csv          every parameter of every run, defaults filled in (join on `run`)
 //!   <table>.csv         merged per-run tables the experiment asked for
 //!   timing.csv          wall-clock seconds and events/s per run (not reproducible)
 //! ```
@@ -26,7 +27,7 @@ use serde::{Deserialize, Serialize};
 use crate::experiment::limits::RunLimits;
 use crate::experiment::Experiment;
 use crate::family::{ParamValue, RunOutput};
-use crate::output::{format_f64, write_atomic, CsvFileWriter, CsvTable};
+use crate::output::{format_f64, format_value, write_atomic, CsvFileWriter, CsvTable};
 
 /// Version of the record and manifest formats.
 pub const FORMAT: u32 = 1;
@@ -51,6 +52,13 @@ pub struct Manifest {
     pub key_columns: Vec<String>,
     /// Per-run tables to write.
     pub tables: Vec<String>,
+    /// The workload trace the runs replay (`[workload]`), as the experiment names it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub workload: Option<String>,
+    /// The columns of `params.csv` after `run` and the run's identity: every parameter any run
+    /// uses, sorted.
+    #[serde(default)]
+    pub param_columns: Vec<String>,
     /// Every run, by index.
     pub runs: Vec<ManifestRun>,
     /// The experiment file the sweep was run from (absolute), whose figures `gridsim plot`
@@ -68,11 +76,23 @@ pub struct ManifestRun {
     pub label: String,
     /// Values of the key columns.
     pub keys: Vec<String>,
+    /// The run's platform, policy name, replication and seed, then its values of
+    /// [`Manifest::param_columns`] (empty where the run does not use the parameter).
+    #[serde(default)]
+    pub params: Vec<String>,
 }
 
 impl Manifest {
     /// The manifest of an expanded experiment.
     pub fn of(experiment: &Experiment) -> Manifest {
+        let param_columns: Vec<String> = experiment
+            .runs
+            .iter()
+            .flat_map(|r| r.used.keys())
+            .collect::<BTreeSet<_>>()
+            .into_iter()
+            .cloned()
+            .collect();
         Manifest {
             format: FORMAT,
             experiment: experiment.name.clone(),
@@ -81,6 +101,7 @@ impl Manifest {
             quick: experiment.quick,
             key_columns: experiment.key_columns.clone(),
             tables: experiment.tables.clone(),
+            workload: experiment.workload.as_ref().map(|w| w.name.clone()),
             runs: experiment
                 .runs
                 .iter()
@@ -88,9 +109,23 @@ impl Manifest {
                     fingerprint: r.fingerprint.clone(),
                     label: r.describe(&experiment.key_columns),
                     keys: r.keys.clone(),
+                    params: [
+                        r.spec.platform_name.clone(),
+                        r.spec.scheduler.clone(),
+                        r.spec.replication.to_string(),
+                        r.spec.seed.to_string(),
+                    ]
+                    .into_iter()
+                    .chain(
+                        param_columns
+                            .iter()
+                            .map(|c| r.used.get(c).map(format_value).unwrap_or_default()),
+                    )
+                    .collect(),
                 })
                 .collect(),
             source: std::path::absolute(&experiment.file).ok(),
+            param_columns,
         }
     }
 
@@ -373,6 +408,9 @@ pub fn write_csvs(results_dir: &Path, manifest: &Manifest) -> Result<Vec<PathBuf
     let path = results_dir.join("runs.csv");
     runs.write(&path)?;
     written.push(path);
+    let path = results_dir.join("params.csv");
+    params_table(manifest)?.write(&path)?;
+    written.push(path);
 
     // Tables: run, the key columns but the seed, then the table's own columns.
     let table_keys: Vec<(usize, &String)> = manifest
@@ -425,6 +463,50 @@ pub fn write_csvs(results_dir: &Path, manifest: &Manifest) -> Result<Vec<PathBuf
     timing.write(&path)?;
     written.push(path);
     Ok(written)
+}
+
+/// The columns of `params.csv` before the parameters: with them and the parameters, a run can
+/// be set up again from the CSV alone.
+pub const PARAMS_IDENTITY: [&str; 7] = [
+    "run",
+    "scheduler",
+    "family",
+    "platform",
+    "policy",
+    "replication",
+    "seed",
+];
+
+/// `params.csv`: one row per run, in run-index order: the run, its scheduler label (as in
+/// runs.csv), family, platform, policy name, replication and seed, the workload trace when the
+/// runs replay one, then every parameter any run uses, with the value this run took (defaults
+/// filled in; empty where the run does not use the parameter).
+fn params_table(manifest: &Manifest) -> Result<CsvTable> {
+    let mut header: Vec<String> = PARAMS_IDENTITY.iter().map(|c| c.to_string()).collect();
+    if manifest.workload.is_some() {
+        header.push("workload".into());
+    }
+    if let Some(clash) = manifest.param_columns.iter().find(|c| header.contains(c)) {
+        bail!("parameter '{clash}' has the name of a column gridsim writes itself in params.csv; the family must rename it");
+    }
+    header.extend(manifest.param_columns.iter().cloned());
+    let scheduler = manifest.key_columns.iter().position(|c| c == "scheduler");
+    let mut table = CsvTable::new(header);
+    for (index, run) in manifest.runs.iter().enumerate() {
+        let label = scheduler.map(|i| run.keys[i].clone()).unwrap_or_default();
+        let mut row = vec![index.to_string(), label, manifest.family.clone()];
+        let mut params = run.params.iter().cloned();
+        // Platform, policy, replication and seed.
+        row.extend(params.by_ref().take(4));
+        if let Some(w) = &manifest.workload {
+            row.push(w.clone());
+        }
+        row.extend(params);
+        // A manifest written before params.csv existed has no parameters: pad, never panic.
+        row.resize(table.header.len(), String::new());
+        table.rows.push(row);
+    }
+    Ok(table)
 }
 
 /// "missing 3 of 40 runs: #3 ..., #7 ..." (at most 10 named).

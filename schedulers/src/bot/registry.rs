@@ -9,8 +9,8 @@ use super::tss::Tss;
 use super::weighted_factoring::{WeightedFactoring, Weights};
 use super::work_queue::WorkQueue;
 use super::ChunkPolicy;
-use crate::registry::lookup;
 pub use crate::registry::PolicyInfo;
+use crate::registry::{lookup, numeric_default, value_or_default};
 
 /// Every bag-of-tasks policy.
 pub const POLICIES: &[PolicyInfo] = &[
@@ -59,10 +59,10 @@ pub const POLICIES: &[PolicyInfo] = &[
 /// Builds a policy from its name and parameters; errors name the bad parameter and list the
 /// valid names.
 pub fn build(name: &str, params: &BTreeMap<String, f64>) -> Result<Box<dyn ChunkPolicy>, String> {
-    lookup(POLICIES, "bag-of-tasks", name, params)?;
-    let get = |key: &str| params.get(key).copied();
+    let info = lookup(POLICIES, "bag-of-tasks", name, params)?;
+    // A count whose default is a formula (tss `first`) is `None` here: the policy evaluates it.
     let count = |key: &str, min: f64| -> Result<Option<u64>, String> {
-        match get(key) {
+        match params.get(key).copied().or_else(|| numeric_default(info, key)) {
             None => Ok(None),
             Some(x) if x >= min && x.fract() == 0.0 && x < 1e15 => Ok(Some(x as u64)),
             Some(x) => Err(format!(
@@ -70,31 +70,34 @@ pub fn build(name: &str, params: &BTreeMap<String, f64>) -> Result<Box<dyn Chunk
             )),
         }
     };
-    let real = |key: &str, default: f64, min: f64| -> Result<f64, String> {
-        match get(key) {
-            None => Ok(default),
-            Some(x) if x.is_finite() && x >= min => Ok(x),
-            Some(x) => Err(format!(
+    let real = |key: &str, min: f64| -> Result<f64, String> {
+        match value_or_default(info, params, key)? {
+            x if x.is_finite() && x >= min => Ok(x),
+            x => Err(format!(
                 "scheduler '{name}': parameter '{key}' must be a number >= {min}, got {x}"
             )),
         }
     };
+    // A count the policy needs as a number.
+    let number = |key: &str, min: f64| -> Result<u64, String> {
+        count(key, min)?.ok_or_else(|| format!("internal error: '{name}' needs a number for '{key}'"))
+    };
     Ok(match name {
         "wq" => Box::new(WorkQueue {
-            chunk: count("chunk", 1.0)?.unwrap_or(1),
+            chunk: number("chunk", 1.0)?,
         }),
         "gss" => Box::new(Gss {
-            min_chunk: count("min_chunk", 1.0)?.unwrap_or(1),
+            min_chunk: number("min_chunk", 1.0)?,
         }),
-        "factoring" => Box::new(Factoring::new(real("alpha", 2.0, 1.0)?)),
+        "factoring" => Box::new(Factoring::new(real("alpha", 1.0)?)),
         "tss" => Box::new(Tss::new(count("first", 1.0)?, count("last", 1.0)?)),
-        "wf" => Box::new(WeightedFactoring::new(real("alpha", 2.0, 1.0)?, Weights::Static)),
-        "awf" => Box::new(WeightedFactoring::new(real("alpha", 2.0, 1.0)?, Weights::Adaptive)),
+        "wf" => Box::new(WeightedFactoring::new(real("alpha", 1.0)?, Weights::Static)),
+        "awf" => Box::new(WeightedFactoring::new(real("alpha", 1.0)?, Weights::Adaptive)),
         "lds" => Box::new(Lds::new(LdsParams {
-            beta: real("beta", 5.0, f64::MIN_POSITIVE)?,
-            min_correlation: real("min_correlation", 0.99, -1.0)?,
-            min_points: count("min_points", 2.0)?.unwrap_or(3) as usize,
-            final_alpha: real("final_alpha", 2.0, 1.0)?,
+            beta: real("beta", f64::MIN_POSITIVE)?,
+            min_correlation: real("min_correlation", -1.0)?,
+            min_points: number("min_points", 2.0)? as usize,
+            final_alpha: real("final_alpha", 1.0)?,
         })),
         _ => unreachable!("every listed policy is built above"),
     })

@@ -8,8 +8,8 @@ use super::controller::SlowdownController;
 use super::io::IoPolicy;
 use super::nlb::Nlb;
 use super::wal::Wal;
-use crate::registry::lookup;
 pub use crate::registry::PolicyInfo;
+use crate::registry::{lookup, numeric_default, value_or_default};
 
 const WAL_PARAMS: &[(&str, &str, &str)] = &[
     ("threshold", "overload threshold on load / mean load (§4.1)", "1.25"),
@@ -81,18 +81,17 @@ pub struct Built {
 /// Builds a policy from its name and parameters; errors name the bad parameter and list the
 /// valid names.
 pub fn build(name: &str, params: &BTreeMap<String, f64>) -> Result<Built, String> {
-    lookup(POLICIES, "cluster", name, params)?;
-    let real = |key: &str, default: f64, min: f64, max: f64| -> Result<f64, String> {
-        match params.get(key).copied() {
-            None => Ok(default),
-            Some(x) if x.is_finite() && (min..=max).contains(&x) => Ok(x),
-            Some(x) => Err(format!(
+    let info = lookup(POLICIES, "cluster", name, params)?;
+    let real = |key: &str, min: f64, max: f64| -> Result<f64, String> {
+        match value_or_default(info, params, key)? {
+            x if x.is_finite() && (min..=max).contains(&x) => Ok(x),
+            x => Err(format!(
                 "scheduler '{name}': parameter '{key}' must be a number from {min} to {max}, got {x}"
             )),
         }
     };
-    let whole = |key: &str, default: f64| -> Result<usize, String> {
-        let x = real(key, default, 1.0, 1e6)?;
+    let whole = |key: &str| -> Result<usize, String> {
+        let x = real(key, 1.0, 1e6)?;
         if x.fract() != 0.0 {
             return Err(format!(
                 "scheduler '{name}': parameter '{key}' must be a whole number, got {x}"
@@ -101,16 +100,25 @@ pub fn build(name: &str, params: &BTreeMap<String, f64>) -> Result<Built, String
         Ok(x as usize)
     };
     let flag = |key: &str| -> Result<bool, String> {
-        match params.get(key).copied() {
-            None | Some(1.0) => Ok(true),
-            Some(0.0) => Ok(false),
-            Some(x) => Err(format!("scheduler '{name}': parameter '{key}' must be 0 or 1, got {x}")),
+        match value_or_default(info, params, key)? {
+            1.0 => Ok(true),
+            0.0 => Ok(false),
+            x => Err(format!("scheduler '{name}': parameter '{key}' must be 0 or 1, got {x}")),
         }
     };
-    let w_io = real("w_io", 0.5, 0.0, 1.0)?;
+    // W_IO is a parameter of the WAL policies only (nothing else reads it); the others carry
+    // WAL's default so that the view is the same for every policy.
+    let w_io = if info.params.iter().any(|p| p.0 == "w_io") {
+        real("w_io", 0.0, 1.0)?
+    } else {
+        POLICIES
+            .iter()
+            .find_map(|p| numeric_default(p, "w_io"))
+            .ok_or("internal error: no cluster policy has a default for 'w_io'")?
+    };
     let wal = || -> Result<Box<dyn LoadBalancer>, String> {
         Ok(Box::new(Wal {
-            threshold: real("threshold", 1.25, 0.0, 1e6)?,
+            threshold: real("threshold", 0.0, 1e6)?,
         }))
     };
     Ok(match name {
@@ -121,7 +129,7 @@ pub fn build(name: &str, params: &BTreeMap<String, f64>) -> Result<Built, String
         },
         "cm" => Built {
             balancer: Box::new(Cm {
-                cpu_threshold: whole("cpu_threshold", 4.0)?,
+                cpu_threshold: whole("cpu_threshold")?,
                 eligibility: flag("eligibility")?,
             }),
             controller: None,
@@ -142,9 +150,9 @@ pub fn build(name: &str, params: &BTreeMap<String, f64>) -> Result<Built, String
         "wal-fc" => Built {
             balancer: wal()?,
             controller: Some(Box::new(SlowdownController::new(
-                real("gain_w", 0.5, 0.0, 1e6)?,
-                real("gain_buffer_mb", 0.5, 0.0, 1e9)? * 1e6,
-                whole("history", 50.0)?,
+                real("gain_w", 0.0, 1e6)?,
+                real("gain_buffer_mb", 0.0, 1e9)? * 1e6,
+                whole("history")?,
             ))),
             w_io,
         },

@@ -7,8 +7,8 @@ use super::grid_gum::GridGum;
 use super::grid_gum2::{GridGum2, GridGum2Options};
 use super::policy::StealPolicy;
 use super::satin::SatinCrs;
-use crate::registry::lookup;
 pub use crate::registry::PolicyInfo;
+use crate::registry::{lookup, value_or_default};
 
 /// Every work-stealing policy.
 pub const POLICIES: &[PolicyInfo] = &[
@@ -46,17 +46,17 @@ pub const POLICIES: &[PolicyInfo] = &[
     },
 ];
 
+/// Parameter `name` of `entry` (or its registry default), checked by `ok`.
 fn get(
+    entry: &PolicyInfo,
     params: &BTreeMap<String, f64>,
     name: &str,
-    default: f64,
     ok: impl Fn(f64) -> bool,
     range: &str,
 ) -> Result<f64, String> {
-    match params.get(name) {
-        None => Ok(default),
-        Some(&x) if x.is_finite() && ok(x) => Ok(x),
-        Some(x) => Err(format!("parameter '{name}' must be {range}, got {x}")),
+    match value_or_default(entry, params, name)? {
+        x if x.is_finite() && ok(x) => Ok(x),
+        x => Err(format!("parameter '{name}' must be {range}, got {x}")),
     }
 }
 
@@ -68,19 +68,19 @@ pub fn build(name: &str, params: &BTreeMap<String, f64>, pes: usize) -> Result<V
         "grid-gum" => policies.extend((0..pes).map(|_| Box::new(GridGum) as Box<dyn StealPolicy>)),
         "grid-gum2" => {
             let options = GridGum2Options {
-                local_latency_factor: get(params, "local_latency_factor", 2.0, |x| x >= 1.0, "a number >= 1")?,
-                prefer_local: get(params, "prefer_local", 1.0, |x| x == 0.0 || x == 1.0, "0 or 1")? == 1.0,
+                local_latency_factor: get(info, params, "local_latency_factor", |x| x >= 1.0, "a number >= 1")?,
+                prefer_local: get(info, params, "prefer_local", |x| x == 0.0 || x == 1.0, "0 or 1")? == 1.0,
                 super_schedule: get(
+                    info,
                     params,
                     "super_schedule",
-                    0.0,
                     |x| x.fract() == 0.0 && (0.0..=1024.0).contains(&x),
                     "an integer from 0 to 1024",
                 )? as usize,
                 low_watermark: get(
+                    info,
                     params,
                     "low_watermark",
-                    0.0,
                     |x| (0.0..=1e6).contains(&x),
                     "a number from 0 to 1e6",
                 )?,

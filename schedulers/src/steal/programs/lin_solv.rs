@@ -57,11 +57,11 @@ pub const MAX_ENTRY_BYTES: u64 = 1 << 20;
 /// The spark tree of the `linsolv_*` parameters, in relative units, drawing the per-image
 /// factors from `rng`.
 pub(super) fn generate(p: &Params, rng: &mut ChaCha8Rng) -> Result<Program, String> {
-    let k = p.int("linsolv_primes", 32, 1, MAX_PRIMES)?;
-    let n = p.int("linsolv_n", 60, 1, MAX_N)? as f64;
-    let tail = p.real("linsolv_tail", 0.1, 0.0, 0.95)?;
-    let entry_bytes = p.int("linsolv_entry_bytes", 32, 1, MAX_ENTRY_BYTES)?;
-    let jitter = p.real("linsolv_jitter", 0.1, 0.0, 0.9)?;
+    let k = p.int("linsolv_primes", 1, MAX_PRIMES)?;
+    let n = p.int("linsolv_n", 1, MAX_N)? as f64;
+    let tail = p.real("linsolv_tail", 0.0, 0.95)?;
+    let entry_bytes = p.int("linsolv_entry_bytes", 1, MAX_ENTRY_BYTES)?;
+    let jitter = p.real("linsolv_jitter", 0.0, 0.9)?;
     check_nodes(p, u128::from(k) + 1, &format!("linsolv_primes = {k}"))?;
 
     let words = entry_bytes.div_ceil(8) as f64;
@@ -109,6 +109,7 @@ mod tests {
         let map: BTreeMap<String, f64> = pairs.iter().map(|&(k, v)| (k.to_string(), v)).collect();
         let p = Params {
             program: "linsolv",
+            entry: super::super::test_entry("linsolv"),
             map: &map,
         };
         generate(&p, &mut ChaCha8Rng::seed_from_u64(seed)).unwrap()

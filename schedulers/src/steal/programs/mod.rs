@@ -36,8 +36,8 @@ use std::collections::BTreeMap;
 use rand_chacha::ChaCha8Rng;
 
 use super::program::{Program, MAX_NODES};
-use crate::registry::lookup;
 pub use crate::registry::PolicyInfo;
+use crate::registry::{lookup, value_or_default};
 
 pub mod lin_solv;
 pub mod queens;
@@ -103,7 +103,7 @@ pub fn build(
     total_flops: f64,
     rng: &mut ChaCha8Rng,
 ) -> Result<Program, String> {
-    lookup(PROGRAMS, "program", name, params)?;
+    let entry = lookup(PROGRAMS, "program", name, params)?;
     let (lo, hi) = TOTAL_FLOPS_RANGE;
     if !(total_flops.is_finite() && (lo..=hi).contains(&total_flops)) {
         return Err(format!(
@@ -112,6 +112,7 @@ pub fn build(
     }
     let p = Params {
         program: name,
+        entry,
         map: params,
     };
     let mut program = match name {
@@ -157,24 +158,30 @@ fn scale_to(program: &mut Program, total: f64) -> Result<(), String> {
     Ok(())
 }
 
+/// The registry entry of program `name`, for tests that build a generator's [`Params`].
+#[cfg(test)]
+pub(crate) fn test_entry(name: &str) -> &'static PolicyInfo {
+    PROGRAMS.iter().find(|p| p.name == name).expect("a listed program")
+}
+
 /// A program's parameters, checked one at a time against their documented ranges.
 pub(crate) struct Params<'a> {
     program: &'a str,
+    /// The program's registry entry, where its defaults are written.
+    entry: &'a PolicyInfo,
     map: &'a BTreeMap<String, f64>,
 }
 
 impl Params<'_> {
-    /// Parameter `key` (default `default`) as an integer in `min..=max`.
-    pub(crate) fn int(&self, key: &str, default: u64, min: u64, max: u64) -> Result<u64, String> {
-        self.int_named(key, default, min, max, "")
+    /// Parameter `key` (or its registry default) as an integer in `min..=max`.
+    pub(crate) fn int(&self, key: &str, min: u64, max: u64) -> Result<u64, String> {
+        self.int_named(key, min, max, "")
     }
 
     /// As [`Params::int`], with `max` coming from another parameter, named in the error by `why`
     /// (e.g. "queens_board").
-    pub(crate) fn int_named(&self, key: &str, default: u64, min: u64, max: u64, why: &str) -> Result<u64, String> {
-        let Some(&x) = self.map.get(key) else {
-            return Ok(default);
-        };
+    pub(crate) fn int_named(&self, key: &str, min: u64, max: u64, why: &str) -> Result<u64, String> {
+        let x = value_or_default(self.entry, self.map, key)?;
         // `min` and `max` are far below 2^53, so the comparisons are exact and the cast is too.
         if x.is_finite() && x.fract() == 0.0 && x >= min as f64 && x <= max as f64 {
             return Ok(x as u64);
@@ -190,11 +197,9 @@ impl Params<'_> {
         ))
     }
 
-    /// Parameter `key` (default `default`) as a finite number in `min..=max`.
-    pub(crate) fn real(&self, key: &str, default: f64, min: f64, max: f64) -> Result<f64, String> {
-        let Some(&x) = self.map.get(key) else {
-            return Ok(default);
-        };
+    /// Parameter `key` (or its registry default) as a finite number in `min..=max`.
+    pub(crate) fn real(&self, key: &str, min: f64, max: f64) -> Result<f64, String> {
+        let x = value_or_default(self.entry, self.map, key)?;
         if x.is_finite() && x >= min && x <= max {
             return Ok(x);
         }

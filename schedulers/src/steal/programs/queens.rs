@@ -204,8 +204,8 @@ impl Builder {
 
 /// The spark tree of `queens_board` / `queens_depth`, in relative units.
 pub(super) fn generate(p: &Params) -> Result<Program, String> {
-    let board = p.int("queens_board", 12, MIN_BOARD, MAX_BOARD)?;
-    let cut = p.int_named("queens_depth", 2, 1, board, "queens_board")?;
+    let board = p.int("queens_board", MIN_BOARD, MAX_BOARD)?;
+    let cut = p.int_named("queens_depth", 1, board, "queens_board")?;
     tree(p, board as u32, cut as u32, SEARCH_BUDGET)
 }
 
@@ -261,6 +261,7 @@ mod tests {
         let map = BTreeMap::new();
         let p = Params {
             program: "queens",
+            entry: super::super::test_entry("queens"),
             map: &map,
         };
         tree(&p, board, cut, SEARCH_BUDGET).unwrap()
@@ -326,6 +327,7 @@ mod tests {
         let map = BTreeMap::new();
         let p = Params {
             program: "queens",
+            entry: super::super::test_entry("queens"),
             map: &map,
         };
         let err = tree(&p, 10, 2, 1000).unwrap_err();

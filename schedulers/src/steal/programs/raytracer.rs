@@ -257,19 +257,19 @@ impl Scene {
 /// The spark tree of the `raytracer_*` parameters, in ray-object tests, drawing the scene (or the
 /// Pareto costs) from `rng`.
 pub(super) fn generate(p: &Params, rng: &mut ChaCha8Rng) -> Result<Program, String> {
-    let width = p.int("raytracer_width", 400, 1, MAX_SIDE)?;
-    let height = p.int("raytracer_height", 400, 1, MAX_SIDE)?;
-    let block_rows = p.int("raytracer_block_rows", 4, 1, MAX_SIDE)?;
-    let objects = p.int("raytracer_objects", 24, 1, MAX_OBJECTS)?;
-    let depth = p.int("raytracer_depth", 4, 0, MAX_DEPTH)?;
-    let samples = p.int("raytracer_samples", 32, 1, MAX_SIDE)?.min(width);
-    let shape = p.real("raytracer_pareto_shape", 0.0, 0.0, 100.0)?;
+    let width = p.int("raytracer_width", 1, MAX_SIDE)?;
+    let height = p.int("raytracer_height", 1, MAX_SIDE)?;
+    let block_rows = p.int("raytracer_block_rows", 1, MAX_SIDE)?;
+    let objects = p.int("raytracer_objects", 1, MAX_OBJECTS)?;
+    let depth = p.int("raytracer_depth", 0, MAX_DEPTH)?;
+    let samples = p.int("raytracer_samples", 1, MAX_SIDE)?.min(width);
+    let shape = p.real("raytracer_pareto_shape", 0.0, 100.0)?;
     if shape != 0.0 && shape < 0.01 {
         return Err(p.error(format!(
             "parameter 'raytracer_pareto_shape' must be 0 (scene costs) or a number from 0.01 to 100, got {shape}"
         )));
     }
-    let ratio = p.real("raytracer_pareto_ratio", 1000.0, 1.0, 1e12)?;
+    let ratio = p.real("raytracer_pareto_ratio", 1.0, 1e12)?;
     let blocks = height.div_ceil(block_rows);
     check_nodes(
         p,
@@ -343,6 +343,7 @@ mod tests {
         let map: BTreeMap<String, f64> = pairs.iter().map(|&(k, v)| (k.to_string(), v)).collect();
         let p = Params {
             program: "raytracer",
+            entry: super::super::test_entry("raytracer"),
             map: &map,
         };
         generate(&p, &mut ChaCha8Rng::seed_from_u64(seed))

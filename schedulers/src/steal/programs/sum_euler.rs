@@ -39,8 +39,8 @@ pub const PER_CHUNK_COST: f64 = 1.0;
 
 /// The spark tree of `sumeuler_n` / `sumeuler_chunk`, in relative units.
 pub(super) fn generate(p: &Params) -> Result<Program, String> {
-    let n = p.int("sumeuler_n", 20_000, 1, MAX_N)?;
-    let c = p.int("sumeuler_chunk", 100, 1, MAX_N)?;
+    let n = p.int("sumeuler_n", 1, MAX_N)?;
+    let c = p.int("sumeuler_chunk", 1, MAX_N)?;
     let chunks = n.div_ceil(c);
     check_nodes(
         p,
@@ -86,6 +86,7 @@ mod tests {
         let map = BTreeMap::from([("sumeuler_n".to_string(), n), ("sumeuler_chunk".to_string(), c)]);
         generate(&Params {
             program: "sumeuler",
+            entry: super::super::test_entry("sumeuler"),
             map: &map,
         })
     }
