@@ -178,7 +178,15 @@ struct Prepared {
     policy_params: BTreeMap<String, f64>,
 }
 
-fn prepare(spec: &ParamReader) -> Result<Prepared, String> {
+/// Whether [`prepare`] builds the job list (a run) or only checks that there are jobs (validate:
+/// an experiment validates every run, and a trace replay holds 184,612 jobs).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Jobs {
+    Build,
+    CheckOnly,
+}
+
+fn prepare(spec: &ParamReader, what: Jobs) -> Result<Prepared, String> {
     let platform = &spec.platform;
     // Nodes: hosts with an FCFS disk, in platform order.
     let mut nodes = Vec::new();
@@ -273,7 +281,16 @@ fn prepare(spec: &ParamReader) -> Result<Prepared, String> {
         ),
         None => None,
     };
+    let count = match &spec.workload {
+        Some(w) => w.jobs.len().min(limit.unwrap_or(usize::MAX)),
+        None => limit.unwrap_or(10_000),
+    };
+    if count == 0 {
+        return Err("the workload has no job".into());
+    }
+    spec.default_used("jobs", ParamValue::Int(count as i64));
     let demands: Vec<(f64, f64)> = match &spec.workload {
+        _ if what == Jobs::CheckOnly => Vec::new(),
         Some(w) => w
             .jobs
             .iter()
@@ -294,11 +311,7 @@ fn prepare(spec: &ParamReader) -> Result<Prepared, String> {
                 .collect()
         }
     };
-    if demands.is_empty() {
-        return Err("the workload has no job".into());
-    }
-    spec.default_used("jobs", ParamValue::Int(demands.len() as i64));
-    let first = demands[0].0;
+    let first = demands.first().map_or(0.0, |d| d.0);
     let span = demands.last().map_or(0.0, |d| d.0) - first;
     let work: f64 = demands.iter().map(|d| d.1).sum();
     // Offered load Σ t / (span · nodes) scaled to `cpu_load`: arrival times multiplied by
@@ -484,12 +497,12 @@ impl Family for ClusterFamily {
 
     fn validate(&self, spec: &RunSpec) -> Result<UsedParams, String> {
         let reader = ParamReader::new(spec);
-        prepare(&reader)?;
+        prepare(&reader, Jobs::CheckOnly)?;
         Ok(reader.used())
     }
 
     fn run(&self, spec: &RunSpec) -> Result<RunOutput, String> {
-        let prepared = prepare(&ParamReader::new(spec))?;
+        let prepared = prepare(&ParamReader::new(spec), Jobs::Build)?;
         let built = registry::build(&spec.scheduler, &prepared.policy_params)?;
         let engine = Engine::new(Arc::clone(&spec.platform)).map_err(|e| e.to_string())?;
         let nodes = prepared.setup.nodes.len();

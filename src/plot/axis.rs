@@ -8,7 +8,9 @@
 //! - **How they are written.** Every tick of an axis is written the same way ([`AxisFormat`]):
 //!   plainly with the decimals its finest tick needs ("0.5", "1.0", "1.5"), or, when the axis
 //!   reaches 1e5 in magnitude or has a non-zero tick below 1e-3, in scientific form with the
-//!   mantissa digits its finest tick needs ("8e4", "1e5"; never "80000" beside "1e5").
+//!   mantissa digits its finest tick needs ("8e4", "1e5"; never "80000" beside "1e5"). Plain
+//!   ticks spanning more than two decades (a logarithmic latency axis from 0.01 to 100) are
+//!   each written with the decimals they need ("0.01", "0.1", "1", "100", not "100.00").
 
 use plotters::coord::ranged1d::{DefaultFormatting, KeyPointHint, Ranged};
 
@@ -154,6 +156,9 @@ pub struct AxisFormat {
     pub scientific: bool,
     /// Decimals of the plain number, or of the scientific mantissa.
     pub decimals: usize,
+    /// Plain ticks over more than two decades: each tick with the decimals it needs (at most
+    /// `decimals`), so that 100 is not written "100.00" because 0.01 needs two.
+    pub per_tick: bool,
 }
 
 /// Most decimals a tick is written with.
@@ -187,7 +192,12 @@ impl AxisFormat {
                 })
             })
             .unwrap_or(MAX_DECIMALS);
-        AxisFormat { scientific, decimals }
+        let per_tick = !scientific && largest > smallest * 100.0;
+        AxisFormat {
+            scientific,
+            decimals,
+            per_tick,
+        }
     }
 
     /// The text of tick `v`.
@@ -198,6 +208,11 @@ impl AxisFormat {
         }
         let text = if self.scientific {
             format!("{v:.d$e}")
+        } else if self.per_tick {
+            (0..d)
+                .map(|fewer| format!("{v:.fewer$}"))
+                .find(|text| text.parse::<f64>().is_ok_and(|x| (x - v).abs() <= 1e-9 * v.abs()))
+                .unwrap_or_else(|| format!("{v:.d$}"))
         } else {
             format!("{v:.d$}")
         };
@@ -261,6 +276,9 @@ mod tests {
             ["0", "0.1", "0.2", "0.3"]
         );
         assert_eq!(texts(&[1e-4, 2e-4]), ["1e-4", "2e-4"]);
+        // A logarithmic axis over four decades: plain, each tick as short as it is exact.
+        assert_eq!(texts(&[0.01, 0.1, 1.0, 10.0, 100.0]), ["0.01", "0.1", "1", "10", "100"]);
+        assert_eq!(texts(&[0.5, 2.5, 50.0]), ["0.5", "2.5", "50.0"]);
     }
 
     #[test]
