@@ -309,6 +309,10 @@ impl Ord for Cost {
 /// Guard against pathological recursion (gateways are validated, so real platforms stay shallow).
 const MAX_DEPTH: u32 = 256;
 
+/// Initial room for a route's links and hops: grid routes are a handful of links, so one
+/// allocation of this size holds most of them.
+const ROUTE_CAPACITY: usize = 16;
+
 type Res<T> = Result<T, ()>;
 
 impl Routing {
@@ -562,7 +566,9 @@ impl Routing {
 
     /// The route between any two hosts or routers (no special case for `src == dst`).
     pub fn route_between(&self, src: NetPoint, dst: NetPoint) -> Option<Route> {
-        let mut links = Vec::new();
+        // Room for a typical route's links, so that it is allocated once, not grown link by link
+        // (a run resolves every route it uses: part of the fixed cost of a short run).
+        let mut links = Vec::with_capacity(ROUTE_CAPACITY);
         self.global_route(src, dst, &mut links, 0).ok()?;
         Some(Route { links })
     }
@@ -702,7 +708,7 @@ impl Routing {
             return Err(());
         }
         // Walk the predecessors back from dst (SimGrid's do-while: src == dst takes one hop).
-        let mut stack: Vec<u32> = Vec::new();
+        let mut stack: Vec<u32> = Vec::with_capacity(ROUTE_CAPACITY);
         let mut cur = d;
         loop {
             let pred = t.pred[s * n + cur];

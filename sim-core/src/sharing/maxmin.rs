@@ -250,7 +250,8 @@ impl MaxMinSystem {
     /// [`MaxMinSystem::add_variable_with`]. Callers that start many variables on the same
     /// resources (a cached network route) merge once and reuse the result.
     pub fn merge_uses(&self, uses: impl IntoIterator<Item = (ConstraintId, f64)>) -> Vec<(ConstraintId, f64)> {
-        let mut merged: Vec<(ConstraintId, f64)> = Vec::new();
+        let uses = uses.into_iter();
+        let mut merged: Vec<(ConstraintId, f64)> = Vec::with_capacity(uses.size_hint().0);
         for (c, weight) in uses {
             match merged.iter_mut().find(|(cc, _)| *cc == c) {
                 Some((_, current)) => *current = self.cons[c.0 as usize].sharing.combine(*current, weight),
