@@ -130,15 +130,6 @@ impl<'a> ParamReader<'a> {
         }
     }
 
-    /// A number the run sets, or `default` (noted).
-    pub fn or_default(&self, name: &str, default: f64) -> Option<&'a ParamValue> {
-        let given = self.spec.params.get(name);
-        if given.is_none() {
-            self.default_used(name, ParamValue::Float(default));
-        }
-        given
-    }
-
     /// Notes the registry defaults of the parameters of `entry` (a policy or a program) that
     /// the run does not set. A default that is a number is written as one; one that is a
     /// formula (`ceil(N/(2P))`) as its text, which is how the entry reads it.
@@ -152,6 +143,14 @@ impl<'a> ParamReader<'a> {
                 },
             };
             self.default_used(name, value);
+        }
+    }
+
+    /// [`ParamReader::entry_defaults`] of the run's scheduler in `policies`, its family's
+    /// registry (nothing when the name is not there: `lookup` has refused it already).
+    pub fn policy_defaults(&self, policies: &[PolicyInfo]) {
+        if let Some(entry) = policies.iter().find(|p| p.name == self.spec.scheduler) {
+            self.entry_defaults(entry);
         }
     }
 

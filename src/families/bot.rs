@@ -186,9 +186,7 @@ fn prepare(spec: &ParamReader) -> Result<Prepared, String> {
         policy_params.insert(name.clone(), x);
     }
     registry::build(&spec.scheduler, &policy_params)?;
-    if let Some(entry) = registry::POLICIES.iter().find(|p| p.name == spec.scheduler) {
-        spec.entry_defaults(entry);
-    }
+    spec.policy_defaults(registry::POLICIES);
     Ok(Prepared {
         config: BotConfig {
             master,

@@ -273,9 +273,7 @@ fn prepare(spec: &ParamReader) -> Result<Prepared, String> {
     // Checks the policy's name and parameters now, so `validate` reports them.
     registry::build(&spec.scheduler, &policy_params, 1)?;
     spec.entry_defaults(info);
-    if let Some(entry) = registry::POLICIES.iter().find(|p| p.name == spec.scheduler) {
-        spec.entry_defaults(entry);
-    }
+    spec.policy_defaults(registry::POLICIES);
     Ok(Prepared {
         platform,
         hosts,
