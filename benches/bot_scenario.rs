@@ -15,7 +15,9 @@
 //! runs in this process), repeat, allocations (heap allocations and reallocations made by the
 //! last run: a warm engine makes none per event, so this stays far below the event count),
 //! peak_rss_kb (VmHWM), and the engine's work counters (`sim_core::EngineStats`, deterministic):
-//! stale_events, rate_changes, solves, components, lone_components, elements_scanned, rounds.
+//! stale_events, rate_changes, clock_level_changes, solves, incremental, components,
+//! lone_components, elements_scanned, rounds. `--sharing exact` runs the reference solver
+//! (the platform's `sharing` setting; `fast` is the default).
 //!
 //! Run by `cargo bench` without options (cargo passes `--bench`), it runs grid90, WQ, N = 1000.
 
@@ -74,6 +76,7 @@ struct Options {
     control_bytes: f64,
     policy: String,
     repeat: usize,
+    sharing: Option<String>,
 }
 
 fn die(msg: &str) -> ! {
@@ -98,6 +101,7 @@ fn parse() -> Options {
         control_bytes: 100.0,
         policy: "wq".into(),
         repeat: 1,
+        sharing: None,
     };
     let args: Vec<String> = std::env::args().skip(1).filter(|a| a != "--bench").collect();
     if args.is_empty() {
@@ -129,6 +133,7 @@ fn parse() -> Options {
             "--control-bytes" => o.control_bytes = num(val()),
             "--policy" => o.policy = val(),
             "--repeat" => o.repeat = (num(val()) as usize).max(1),
+            "--sharing" => o.sharing = Some(val()),
             _ => die(&format!(
                 "unknown option {key} (see the top of benches/bot_scenario.rs)"
             )),
@@ -160,6 +165,10 @@ fn main() {
             .unwrap_or_else(|e| die(&format!("cluster: {e}"))),
         (None, None) => unreachable!(),
     };
+    let mut platform = platform;
+    if let Some(mode) = &o.sharing {
+        platform.config.insert("sharing".into(), mode.clone());
+    }
     let platform = Arc::new(platform);
     let setup = t0.elapsed().as_secs_f64();
     let master = match &o.master {
@@ -225,8 +234,8 @@ fn main() {
     println!(
         "{{\"makespan\": {:?}, \"events\": {events}, \"chunks\": {}, \"tasks_done\": {}, \"hosts\": {all}, \
          \"setup_wall_s\": {setup:.6}, \"run_wall_s\": {run:.6}, \"repeat\": {}, \"allocations\": {allocations}, \"peak_rss_kb\": {}, \
-         \"stale_events\": {}, \"rate_changes\": {}, \"solves\": {}, \"components\": {}, \"lone_components\": {}, \
-         \"elements_scanned\": {}, \"rounds\": {}}}",
+         \"stale_events\": {}, \"rate_changes\": {}, \"clock_level_changes\": {}, \"solves\": {}, \"incremental\": {}, \
+         \"components\": {}, \"lone_components\": {}, \"elements_scanned\": {}, \"rounds\": {}}}",
         outcome.makespan,
         outcome.chunks_done,
         outcome.tasks_done,
@@ -234,7 +243,9 @@ fn main() {
         peak_rss_kb(),
         stats.stale_events,
         stats.rate_changes,
+        stats.clock_level_changes,
         solver.solves,
+        solver.incremental,
         solver.components,
         solver.lone_components,
         solver.elements_scanned,

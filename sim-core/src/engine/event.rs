@@ -28,6 +28,10 @@ pub enum Event {
     /// activity, which completes if `generation` is still its own.
     #[allow(missing_docs)]
     Completion { slot: Slot, generation: u32 },
+    /// Source: a bottleneck clock, when its level or members changed. Destination: the clock,
+    /// whose member with the smallest target completes if `generation` is still the clock's.
+    #[allow(missing_docs)]
+    ClockDue { clock: u32, generation: u32 },
     /// Source: the network model at comm start. Destination: the comm, whose data phase starts.
     #[allow(missing_docs)]
     LatencyElapsed { slot: Slot, generation: u32 },

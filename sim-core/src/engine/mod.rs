@@ -23,6 +23,7 @@
 //! skipped (see [`Event`]).
 
 mod activity;
+mod clock;
 mod event;
 mod resources;
 mod stats;
@@ -37,13 +38,14 @@ pub use event::{Event, ProfileTarget};
 pub use stats::EngineStats;
 
 use activity::{Activity, Phase, NO_VARIABLE, RELEASED};
+use clock::{Clock, Member, NO_CLOCK};
 use event::Slot;
 use resources::{platform_profile as platform_profile_of, DiskState, HostState, LinkState};
 
 use crate::network::{ConfigError, NetworkParams};
 use crate::platform::{DiskId, HostId, LinkId, Platform, RouteError};
 use crate::queue::EventQueue;
-use crate::sharing::{ConstraintId, MaxMinSystem, Sharing, VariableId};
+use crate::sharing::{Changes, ConstraintId, MaxMinSystem, Sharing, SharingMode, VariableId};
 use crate::time::SimTime;
 
 /// One step of the event trace (recorded when enabled, for determinism checks).
@@ -154,25 +156,47 @@ pub struct Engine {
     steps_charged: u64,
     stale_events: u64,
     rate_changes: u64,
-    changed: Vec<VariableId>,
+    clock_level_changes: u64,
+    changes: Changes,
+    /// Bottleneck clocks ([`clock`]), made when a constraint first fixes several activities.
+    clocks: Vec<Clock>,
+    /// Each constraint's clock in `clocks`, [`NO_CLOCK`] before it has one.
+    clock_of_constraint: Vec<u32>,
+    /// Each activity slot's clock, [`NO_CLOCK`] when it progresses on its own rate.
+    activity_clock: Vec<u32>,
+    /// Clocks whose next completion must be rescheduled before time moves on.
+    dirty_clocks: Vec<u32>,
+    /// Clock members due at the current date after the one being completed, in the order they
+    /// complete (slot, generation); handled before any other event.
+    due_now: VecDeque<(Slot, u32)>,
+    /// Reused by [`Engine::pop_clock_head`].
+    due_scratch: Vec<(u32, Member)>,
     trace: Option<Vec<TraceRecord>>,
 }
 
 impl Engine {
     /// An engine over `platform`, with the network model its configuration selects (LV08 by
-    /// default).
+    /// default) and the sharing mode its `sharing` setting selects (`fast` by default, or
+    /// `exact`).
     pub fn new(platform: Arc<Platform>) -> Result<Engine, ConfigError> {
         let params = NetworkParams::from_config(&platform.config)?;
-        Ok(Engine::with_params(platform, params))
+        let mode = sharing_mode(&platform.config)?;
+        Ok(Engine::with_options(platform, params, mode))
     }
 
-    /// An engine with explicit network parameters.
+    /// An engine with explicit network parameters, in the default sharing mode.
     pub fn with_params(platform: Arc<Platform>, params: NetworkParams) -> Engine {
-        let mut lmm = MaxMinSystem::new();
+        Engine::with_options(platform, params, SharingMode::default())
+    }
+
+    /// An engine with explicit network parameters and sharing mode.
+    pub fn with_options(platform: Arc<Platform>, params: NetworkParams, mode: SharingMode) -> Engine {
+        let mut lmm = MaxMinSystem::with_mode(mode);
         let hosts = platform.hosts.iter().map(|h| HostState::new(&mut lmm, h)).collect();
         let links = platform.links.iter().map(|l| LinkState::new(&mut lmm, l)).collect();
         let disks = platform.disks.iter().map(|d| DiskState::new(&mut lmm, d)).collect();
         let loopback = lmm.add_constraint(params.loopback_bandwidth, Sharing::Fatpipe);
+        let constraints = loopback.0 as usize + 1;
         let mut engine = Engine {
             platform,
             params,
@@ -201,7 +225,14 @@ impl Engine {
             steps_charged: 0,
             stale_events: 0,
             rate_changes: 0,
-            changed: Vec::new(),
+            clock_level_changes: 0,
+            changes: Changes::default(),
+            clocks: Vec::new(),
+            clock_of_constraint: vec![NO_CLOCK; constraints],
+            activity_clock: Vec::new(),
+            dirty_clocks: Vec::new(),
+            due_now: VecDeque::new(),
+            due_scratch: Vec::new(),
             trace: None,
         };
         engine.schedule_profiles();
@@ -230,6 +261,7 @@ impl Engine {
             events: self.steps,
             stale_events: self.stale_events,
             rate_changes: self.rate_changes,
+            clock_level_changes: self.clock_level_changes,
             solver: self.lmm.stats(),
         }
     }
@@ -429,6 +461,9 @@ impl Engine {
             return None;
         }
         let act = &self.activities[id.slot as usize];
+        if let Some(clock) = self.clock_of_activity(id.slot) {
+            return Some(self.clocks[clock as usize].remaining_at(self.now, act.remaining, act.rate));
+        }
         let done = if act.phase == Phase::Running {
             act.rate * (self.now - act.last_update)
         } else {
@@ -479,8 +514,19 @@ impl Engine {
     /// next request failing, are queued behind it).
     fn step(&mut self, horizon: SimTime) -> Step {
         loop {
+            if let Some((slot, generation)) = self.due_now.pop_front() {
+                if self.activities[slot as usize].generation != generation {
+                    continue; // cancelled or failed meanwhile
+                }
+                self.steps += 1;
+                if let Some(trace) = &mut self.trace {
+                    let event = Event::Completion { slot, generation };
+                    trace.push(TraceRecord { time: self.now, event });
+                }
+                return Step::Notified(self.complete(slot));
+            }
             let next_profile = self.profiles.peek().map(|p| p.time);
-            if self.lmm.needs_solve()
+            if (self.lmm.needs_solve() || !self.dirty_clocks.is_empty())
                 && self.queue.peek_time().map_or(true, |t| t > self.now)
                 && next_profile.map_or(true, |t| t > self.now)
             {
@@ -532,6 +578,10 @@ impl Engine {
             }
             return match event {
                 Event::Completion { slot, .. } => Step::Notified(self.complete(slot)),
+                Event::ClockDue { clock, .. } => match self.pop_clock_head(clock) {
+                    Some(slot) => Step::Notified(self.complete(slot)),
+                    None => Step::Handled,
+                },
                 Event::LatencyElapsed { slot, .. } => {
                     self.start_data_phase(slot);
                     Step::Handled
@@ -563,6 +613,7 @@ impl Engine {
             Event::Completion { slot, generation } | Event::LatencyElapsed { slot, generation } => {
                 self.activities[slot as usize].generation != generation
             }
+            Event::ClockDue { clock, generation } => self.clocks[clock as usize].generation != generation,
             Event::ProfileStep { .. } => false,
         }
     }
@@ -601,31 +652,42 @@ impl Engine {
     fn compact_queue_if_mostly_stale(&mut self) {
         const SLACK: usize = 4096;
         if self.queue.len() > 2 * self.active_activities() + SLACK {
-            let activities = &self.activities;
+            let (activities, clocks) = (&self.activities, &self.clocks);
             let before = self.queue.len();
             self.queue.retain(|event| match *event {
                 Event::Completion { slot, generation } | Event::LatencyElapsed { slot, generation } => {
                     activities[slot as usize].generation == generation
                 }
+                Event::ClockDue { clock, generation } => clocks[clock as usize].generation == generation,
                 Event::ProfileStep { .. } => true,
             });
             self.stale_events += (before - self.queue.len()) as u64;
         }
     }
 
-    /// Re-solves the max-min system and reschedules every activity whose rate changed.
+    /// Re-solves the max-min system and reschedules what changed: each clock whose level
+    /// changed, once, and each activity whose rate changed on its own or which joined or left a
+    /// clock.
     fn resolve(&mut self) {
-        let mut changed = std::mem::take(&mut self.changed);
-        changed.clear();
-        self.lmm.solve(&mut changed);
-        for &var in &changed {
+        let mut changes = std::mem::take(&mut self.changes);
+        changes.clear();
+        self.lmm.solve_grouped(&mut changes);
+        let now = self.now;
+        for &c in &changes.clocks {
+            let clock = self.clock_for(c);
+            let state = &mut self.clocks[clock as usize];
+            state.advance(now);
+            state.level = self.lmm.level(c);
+            self.clock_level_changes += 1;
+            self.mark_clock(clock);
+        }
+        for &var in &changes.vars {
             let slot = self.var_owner[var.0 as usize];
-            let value = self.lmm.value(var);
-            let now = self.now;
-            let act = &mut self.activities[slot as usize];
-            if act.phase != Phase::Running {
+            if self.activities[slot as usize].phase != Phase::Running {
                 continue;
             }
+            self.leave_clock(slot);
+            let act = &mut self.activities[slot as usize];
             act.settle(now);
             self.rate_changes += 1;
             // Progress per unit of max-min value: the network's bandwidth factor for a comm.
@@ -633,8 +695,14 @@ impl Engine {
                 ActivityKind::Comm { .. } => self.params.bandwidth_factor,
                 _ => 1.0,
             };
-            act.rate = value * factor;
             act.generation = act.generation.wrapping_add(1);
+            if let Some(c) = self.lmm.clock_of(var) {
+                let k = factor / self.lmm.penalty(var);
+                self.join_clock(slot, c, k);
+                continue;
+            }
+            let act = &mut self.activities[slot as usize];
+            act.rate = self.lmm.value(var) * factor;
             if act.rate > 0.0 {
                 let generation = act.generation;
                 let finish = if act.rate.is_finite() {
@@ -645,7 +713,8 @@ impl Engine {
                 self.queue.push(finish, Event::Completion { slot, generation });
             }
         }
-        self.changed = changed;
+        self.changes = changes;
+        self.reschedule_clocks();
     }
 
     // ----- activity lifecycle ----------------------------------------------------------------
@@ -809,11 +878,180 @@ impl Engine {
         act.generation = act.generation.wrapping_add(1);
         act.serial = RELEASED;
         act.phase = Phase::Queued;
+        self.drop_from_clock(slot);
+        let act = &mut self.activities[slot as usize];
         if let Some(var) = act.variable() {
             act.var = NO_VARIABLE;
             self.lmm.remove_variable(var);
         }
         self.free_slots.push(slot);
+    }
+
+    // ----- bottleneck clocks ---------------------------------------------------------------------
+
+    /// The clock of constraint `c`, made on first use.
+    fn clock_for(&mut self, c: ConstraintId) -> u32 {
+        let index = &mut self.clock_of_constraint[c.0 as usize];
+        if *index == NO_CLOCK {
+            *index = self.clocks.len() as u32;
+            self.clocks.push(Clock::new(c.0));
+        }
+        *index
+    }
+
+    fn clock_of_activity(&self, slot: Slot) -> Option<u32> {
+        self.activity_clock
+            .get(slot as usize)
+            .copied()
+            .filter(|&clock| clock != NO_CLOCK)
+    }
+
+    /// Notes that a clock's next completion may have moved: its pending event goes stale, and it
+    /// is rescheduled before time moves on.
+    fn mark_clock(&mut self, clock: u32) {
+        let state = &mut self.clocks[clock as usize];
+        state.generation = state.generation.wrapping_add(1);
+        if !state.dirty {
+            state.dirty = true;
+            self.dirty_clocks.push(clock);
+        }
+    }
+
+    /// Puts a running activity (settled to now, its generation already moved on) on constraint
+    /// `c`'s clock, progressing `k` work units per unit of the clock's virtual time.
+    fn join_clock(&mut self, slot: Slot, c: ConstraintId, k: f64) {
+        let clock = self.clock_for(c);
+        let now = self.now;
+        let state = &mut self.clocks[clock as usize];
+        state.advance(now);
+        state.level = self.lmm.level(c);
+        let act = &mut self.activities[slot as usize];
+        let target = state.target(act.remaining, k);
+        // On a clock, `remaining` holds the target and `rate` the factor `k` (see `clock`).
+        act.remaining = target;
+        act.rate = k;
+        act.last_update = now;
+        state.members.push(Member {
+            target,
+            slot,
+            generation: act.generation,
+        });
+        state.live += 1;
+        if self.activity_clock.len() <= slot as usize {
+            self.activity_clock.resize(slot as usize + 1, NO_CLOCK);
+        }
+        self.activity_clock[slot as usize] = clock;
+        self.mark_clock(clock);
+    }
+
+    /// Takes an activity off its clock, if it is on one, with its work left as of now and no
+    /// rate (the caller gives it its next one).
+    fn leave_clock(&mut self, slot: Slot) {
+        let Some(clock) = self.clock_of_activity(slot) else {
+            return;
+        };
+        let now = self.now;
+        let state = &mut self.clocks[clock as usize];
+        state.advance(now);
+        let act = &mut self.activities[slot as usize];
+        act.remaining = state.remaining_at(now, act.remaining, act.rate);
+        act.rate = 0.0;
+        act.last_update = now;
+        self.drop_from_clock(slot);
+    }
+
+    /// Forgets an activity's clock membership (its heap entry goes stale with its generation).
+    fn drop_from_clock(&mut self, slot: Slot) {
+        if let Some(clock) = self.clock_of_activity(slot) {
+            self.activity_clock[slot as usize] = NO_CLOCK;
+            self.clocks[clock as usize].live -= 1;
+            self.mark_clock(clock);
+        }
+    }
+
+    /// The member a clock's due event completes, taken off the clock. Members due at the same
+    /// date (equal targets, within the last place) leave with it and complete right after it, in
+    /// the order of the bottleneck's list of users: the order the exact solver would have
+    /// queued their completions in at its last solve, so that ties reach the application in the
+    /// same order in both modes.
+    fn pop_clock_head(&mut self, clock: u32) -> Option<Slot> {
+        let now = self.now;
+        let mut due = std::mem::take(&mut self.due_scratch);
+        due.clear();
+        {
+            let (activities, activity_clock) = (&self.activities, &self.activity_clock);
+            let live = |slot: Slot, generation: u32| {
+                activities[slot as usize].generation == generation && activity_clock[slot as usize] == clock
+            };
+            let state = &mut self.clocks[clock as usize];
+            state.advance(now);
+            let constraint = ConstraintId(state.constraint);
+            while let Some(member) = state.head(live) {
+                // The head is due (its event says so); so is any member with the same target
+                // (an exact tie: the clock, advanced to now, may be a rounding short of it) or
+                // whose completion rounds to now.
+                let is_due = match due.first() {
+                    None => true,
+                    Some(&(_, head)) => {
+                        member.target == head.target
+                            || state.level.is_infinite()
+                            || (state.level > 0.0 && now + state.time_to(member.target) <= now)
+                    }
+                };
+                if !is_due {
+                    break;
+                }
+                state.members.pop();
+                let var = VariableId(activities[member.slot as usize].var);
+                due.push((self.lmm.position(var, constraint), member));
+            }
+        }
+        if due.len() > 1 {
+            due.sort_unstable_by_key(|&(position, member)| (position, member.slot));
+        }
+        let first = due.first().map(|d| d.1.slot);
+        for (i, &(_, member)) in due.iter().enumerate() {
+            self.drop_from_clock(member.slot);
+            if i > 0 {
+                let act = &mut self.activities[member.slot as usize];
+                act.remaining = 0.0;
+                act.rate = 0.0;
+                act.last_update = now;
+                self.due_now.push_back((member.slot, member.generation));
+            }
+        }
+        self.due_scratch = due;
+        first
+    }
+
+    /// Schedules the next completion of every clock marked since the last time.
+    fn reschedule_clocks(&mut self) {
+        let now = self.now;
+        let mut dirty = std::mem::take(&mut self.dirty_clocks);
+        for &clock in &dirty {
+            let (activities, activity_clock) = (&self.activities, &self.activity_clock);
+            let live = |slot: Slot, generation: u32| {
+                activities[slot as usize].generation == generation && activity_clock[slot as usize] == clock
+            };
+            let state = &mut self.clocks[clock as usize];
+            state.dirty = false;
+            state.tidy(live);
+            let Some(head) = state.head(live) else {
+                continue;
+            };
+            if state.level > 0.0 {
+                state.advance(now);
+                let due = if state.level.is_finite() {
+                    now + state.time_to(head.target)
+                } else {
+                    now
+                };
+                let generation = state.generation;
+                self.queue.push(due, Event::ClockDue { clock, generation });
+            }
+        }
+        dirty.clear();
+        self.dirty_clocks = dirty;
     }
 
     // ----- routes ------------------------------------------------------------------------------
@@ -853,6 +1091,19 @@ impl Engine {
         });
         self.route_index.insert((src, dst), index);
         Ok(index)
+    }
+}
+
+/// The sharing mode a platform's `sharing` setting selects: `fast` (the default) or `exact`.
+fn sharing_mode(config: &std::collections::BTreeMap<String, String>) -> Result<SharingMode, ConfigError> {
+    match config.get("sharing").map(|v| v.trim()) {
+        None | Some("fast") => Ok(SharingMode::Fast),
+        Some("exact") => Ok(SharingMode::Exact),
+        Some(other) => Err(ConfigError::BadValue {
+            key: "sharing".into(),
+            value: other.into(),
+            why: "expected fast or exact".into(),
+        }),
     }
 }
 

@@ -414,14 +414,13 @@ fn comms_started_after_a_link_change_use_the_new_latency_and_bandwidth() {
     assert!(rel_close(got, expected, 1e-12), "{got} vs {expected}");
 }
 
-#[test]
-fn work_counters_follow_a_hand_trace_of_two_shared_execs() {
-    // One core of 1 flop/s. A (10 flops) runs alone from 0; B (4 flops) joins at 2 and the two
-    // share the core (processor sharing): B ends at 2 + 4 / 0.5 = 10, A has 10 - 2 - 8 * 0.5 = 4
-    // flops left and ends at 14.
+/// One core of 1 flop/s. A (10 flops) runs alone from 0; B (4 flops) joins at 2 and the two
+/// share the core (processor sharing): B ends at 2 + 4 / 0.5 = 10, A has 10 - 2 - 8 * 0.5 = 4
+/// flops left and ends at 14. Returns the engine after the run.
+fn two_shared_execs(mode: SharingMode) -> Engine {
     let mut p = Platform::new();
     let h = p.add_host(Host::new("h", 1.0)).unwrap();
-    let mut e = Engine::new(Arc::new(p)).unwrap();
+    let mut e = Engine::with_options(Arc::new(p), NetworkParams::default(), mode);
     e.start_exec(h, 10.0, 1);
     e.sleep(2.0, 2);
     assert!(matches!(
@@ -431,7 +430,13 @@ fn work_counters_follow_a_hand_trace_of_two_shared_execs() {
     e.start_exec(h, 4.0, 3);
     let out = drain(&mut e);
     assert_eq!(out, vec![(3, 10.0, true), (1, 14.0, true)]);
-    // The trace behind the counts:
+    e
+}
+
+#[test]
+fn work_counters_follow_a_hand_trace_of_two_shared_execs() {
+    let e = two_shared_execs(SharingMode::Exact);
+    // The trace behind the counts (exact mode: every change refills its component):
     // t = 0: solve 1, A alone (a lone component, 1 element), A's rate 0 -> 1, A queued at 10;
     // t = 2: the sleep ends (event 1); solve 2, A and B (one component, 2 elements, one round),
     //        both rates change, A queued again at 18 and B at 10;
@@ -442,12 +447,43 @@ fn work_counters_follow_a_hand_trace_of_two_shared_execs() {
     assert_eq!(stats.events, 3);
     assert_eq!(stats.stale_events, 1);
     assert_eq!(stats.rate_changes, 4);
+    assert_eq!(stats.clock_level_changes, 0);
     let solver = stats.solver;
     assert_eq!(solver.solves, 3);
     assert_eq!(solver.components, 3);
     assert_eq!(solver.lone_components, 2);
     assert_eq!(solver.elements_scanned, 4);
     assert_eq!(solver.rounds, 1);
+    assert_eq!(solver.incremental, 0);
+}
+
+#[test]
+fn work_counters_follow_a_hand_trace_of_two_shared_execs_on_a_clock() {
+    let e = two_shared_execs(SharingMode::Fast);
+    // The same run in fast mode:
+    // t = 0: solve 1 falls back to a fill (the core has no one-bottleneck state yet): A alone
+    //        (1 element), rate 1, queued at 10; the core becomes its component's bottleneck,
+    //        with A's bound level 1 as the other levels' lower bound;
+    // t = 2: the sleep ends (event 1); B joins the core: solve 2 is incremental (the join reads
+    //        the core's 2 elements, the new level 2 elements: level 1 / 2 = 0.5 <= 1); A leaves
+    //        its own rate and B arrives, both onto the core's clock (2 rate changes): targets
+    //        8 and 4 in virtual time, one clock event at 2 + 4 / 0.5 = 10;
+    // t = 10: A's own entry pops, superseded (stale 1); the clock's event ends B (event 2);
+    //        solve 3 is incremental (1 element: level 1 <= 1); A, alone, leaves the clock with
+    //        (8 - 0.5 * 8) * 1 = 4 flops (1 rate change), queued at 14;
+    // t = 14: A ends (event 3).
+    let stats = e.stats();
+    assert_eq!(stats.events, 3);
+    assert_eq!(stats.stale_events, 1);
+    assert_eq!(stats.rate_changes, 4);
+    assert_eq!(stats.clock_level_changes, 0);
+    let solver = stats.solver;
+    assert_eq!(solver.solves, 3);
+    assert_eq!(solver.incremental, 2);
+    assert_eq!(solver.components, 1);
+    assert_eq!(solver.lone_components, 1);
+    assert_eq!(solver.elements_scanned, 6);
+    assert_eq!(solver.rounds, 0);
 }
 
 #[test]

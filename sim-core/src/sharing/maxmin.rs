@@ -111,8 +111,93 @@ struct Variable {
     elems: Vec<Use>,
     value: f64,
     alive: bool,
+    /// Added since the last solve (its constraints may still be expanded).
+    fresh: bool,
+    /// The constraint whose level sets its value (`value = level / penalty`), when the last
+    /// solve found one and the mode is [`SharingMode::Fast`] and it shares it with others:
+    /// the bottleneck clock it progresses on. [`NO_CONSTRAINT`] otherwise.
+    clock: u32,
+    /// The bottleneck of its component when the whole component is fixed by one constraint
+    /// (see [`ClockInfo::single`]); [`NO_CONSTRAINT`] otherwise.
+    component: u32,
     // Scratch space for one solve.
     fixed: bool,
+    /// The constraint that fixed it in this solve ([`NO_CONSTRAINT`]: its bound or penalty).
+    fixed_by: u32,
+}
+
+/// No constraint (a variable on no bottleneck clock, or not in a one-bottleneck component).
+pub const NO_CONSTRAINT: u32 = u32::MAX;
+
+/// How the solver re-solves after a change, and whether it reports bottleneck clocks.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum SharingMode {
+    /// Flows on one bottleneck share its clock, and a flow joining or leaving a component that
+    /// one constraint fixes entirely is handled without refilling the component (see
+    /// [`super::incremental`]). Values equal [`SharingMode::Exact`]'s; only the engine's
+    /// progress arithmetic differs.
+    #[default]
+    Fast,
+    /// Every change refills its whole component in SimGrid's order and every variable whose
+    /// value changed is reported on its own: the reference.
+    Exact,
+}
+
+/// Bottleneck bookkeeping of a constraint, kept apart from [`Constraint`] so that the solve's
+/// hot loops read one cache line per constraint.
+#[derive(Clone, Copy, Debug)]
+struct ClockInfo {
+    /// The level at which it last fixed variables (their values are `level / penalty`).
+    level: f64,
+    /// True when, at the last solve of its component, this constraint alone fixed every
+    /// variable of the component in one round, and every variable of the component uses it.
+    single: bool,
+    /// When `single`: a lower bound of every other level of the component (the other
+    /// constraints' `capacity / usage` and the variables' `bound × penalty`). A flow leaving
+    /// only raises those, so the bound stays true; a flow joining lowers its own constraints'
+    /// levels, which the join recomputes.
+    second: f64,
+    /// Last solve that reported this clock (one report per solve).
+    reported: u64,
+}
+
+impl Default for ClockInfo {
+    fn default() -> Self {
+        ClockInfo {
+            level: 0.0,
+            single: false,
+            second: 0.0,
+            reported: 0,
+        }
+    }
+}
+
+/// What a solve changed, for the engine: variables to reschedule one by one, and bottleneck
+/// clocks whose level changed (every variable still on such a clock changed value with it).
+#[derive(Clone, Debug, Default)]
+pub struct Changes {
+    /// Variables whose value changed, or which joined or left a clock: each needs its own
+    /// attention.
+    pub vars: Vec<VariableId>,
+    /// Constraints whose clock level changed; their continuing members are not in `vars`.
+    pub clocks: Vec<ConstraintId>,
+}
+
+impl Changes {
+    /// Empties both lists.
+    pub fn clear(&mut self) {
+        self.vars.clear();
+        self.clocks.clear();
+    }
+}
+
+/// A change since the last solve that the incremental solve can handle.
+#[derive(Clone, Copy, Debug)]
+enum Op {
+    /// A new variable.
+    Join(VariableId),
+    /// A variable of a one-bottleneck component, on this bottleneck, was removed.
+    Leave(ConstraintId),
 }
 
 /// Work done by [`MaxMinSystem::solve`] since the system was made. The counts depend only on the
@@ -132,12 +217,17 @@ pub struct SolverStats {
     /// Filling rounds of the components of several variables (one per distinct bottleneck
     /// level).
     pub rounds: u64,
+    /// Solves handled by the incremental path (a flow joining or leaving a one-bottleneck
+    /// component), without a component search or a fill.
+    pub incremental: u64,
 }
 
 /// A max-min system. See the module docs for the model.
 #[derive(Clone, Debug, Default)]
 pub struct MaxMinSystem {
+    mode: SharingMode,
     cons: Vec<Constraint>,
+    clock_info: Vec<ClockInfo>,
     vars: Vec<Variable>,
     free_vars: Vec<u32>,
     dirty_cons: Vec<ConstraintId>,
@@ -150,9 +240,21 @@ pub struct MaxMinSystem {
     // Reused buffers (no allocation per solve once warm).
     comp_cons: Vec<ConstraintId>,
     comp_vars: Vec<VariableId>,
-    to_fix: Vec<VariableId>,
-    old_values: Vec<f64>,
+    /// Variables fixed in a round, with the constraint that fixed them.
+    to_fix: Vec<(VariableId, u32)>,
+    /// Value and clock of each component variable before the fill.
+    old_values: Vec<(f64, u32)>,
     stats: SolverStats,
+    /// Changes since the last solve, for the incremental path.
+    ops: Vec<Op>,
+    /// False once a change the incremental path cannot handle happened since the last solve.
+    ops_incremental: bool,
+    /// Reused by the incremental path: (bottleneck, lower bound of the other levels, level).
+    groups: Vec<(ConstraintId, f64, f64)>,
+    /// Reused by the incremental path: new variables alone on all their constraints.
+    lone: Vec<VariableId>,
+    /// Reused by [`MaxMinSystem::solve`].
+    scratch: Changes,
 }
 
 /// Relative tolerance for "this constraint saturates at the current level": levels equal up to
@@ -160,9 +262,22 @@ pub struct MaxMinSystem {
 const LEVEL_TOLERANCE: f64 = 1e-12;
 
 impl MaxMinSystem {
-    /// An empty system.
+    /// An empty system, in [`SharingMode::Fast`].
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// An empty system in the given mode.
+    pub fn with_mode(mode: SharingMode) -> Self {
+        MaxMinSystem {
+            mode,
+            ..Self::default()
+        }
+    }
+
+    /// The mode it solves in.
+    pub fn mode(&self) -> SharingMode {
+        self.mode
     }
 
     /// Adds a resource of the given capacity.
@@ -178,6 +293,7 @@ impl MaxMinSystem {
             unfixed: 0,
         });
         self.cons_stamp.push(0);
+        self.clock_info.push(ClockInfo::default());
         id
     }
 
@@ -185,6 +301,7 @@ impl MaxMinSystem {
     pub fn set_capacity(&mut self, c: ConstraintId, capacity: f64) {
         self.cons[c.0 as usize].capacity = capacity;
         self.dirty_cons.push(c);
+        self.ops_incremental = false;
     }
 
     /// The capacity of a resource.
@@ -201,7 +318,11 @@ impl MaxMinSystem {
             elems: Vec::new(),
             value: 0.0,
             alive: true,
+            fresh: true,
+            clock: NO_CONSTRAINT,
+            component: NO_CONSTRAINT,
             fixed: false,
+            fixed_by: NO_CONSTRAINT,
         };
         let id = match self.free_vars.pop() {
             Some(slot) => {
@@ -221,6 +342,11 @@ impl MaxMinSystem {
             }
         };
         self.dirty_vars.push(id);
+        if penalty > 0.0 {
+            self.ops.push(Op::Join(id));
+        } else {
+            self.ops_incremental = false;
+        }
         id
     }
 
@@ -230,6 +356,9 @@ impl MaxMinSystem {
     /// one is kept on a FATPIPE (SimGrid's `expand_add`).
     pub fn expand(&mut self, v: VariableId, c: ConstraintId, weight: f64) {
         let var = &mut self.vars[v.0 as usize];
+        if !var.fresh {
+            self.ops_incremental = false;
+        }
         if let Some(u) = var.elems.iter_mut().find(|u| u.cons == c) {
             let cons = &mut self.cons[c.0 as usize];
             u.weight = cons.sharing.combine(u.weight, weight);
@@ -319,6 +448,7 @@ impl MaxMinSystem {
 
     /// Changes a variable's penalty (0 takes it out of the sharing).
     pub fn set_penalty(&mut self, v: VariableId, penalty: f64) {
+        self.ops_incremental = false;
         let was_enabled = self.vars[v.0 as usize].penalty > 0.0;
         self.vars[v.0 as usize].penalty = penalty;
         for u in &mut self.vars[v.0 as usize].elems {
@@ -349,6 +479,7 @@ impl MaxMinSystem {
     pub fn set_bound(&mut self, v: VariableId, bound: f64) {
         self.vars[v.0 as usize].bound = bound;
         self.dirty_vars.push(v);
+        self.ops_incremental = false;
     }
 
     /// The variable's bound.
@@ -358,6 +489,7 @@ impl MaxMinSystem {
 
     /// Removes a variable; its constraints are re-solved at the next [`MaxMinSystem::solve`].
     pub fn remove_variable(&mut self, v: VariableId) {
+        self.note_leave(v);
         let enabled = self.vars[v.0 as usize].penalty > 0.0;
         for k in 0..self.vars[v.0 as usize].elems.len() {
             let Use { cons: c, mut pos, .. } = self.vars[v.0 as usize].elems[k];
@@ -384,12 +516,24 @@ impl MaxMinSystem {
         var.elems.clear();
         var.alive = false;
         var.value = 0.0;
+        var.clock = NO_CONSTRAINT;
+        var.component = NO_CONSTRAINT;
         self.free_vars.push(v.0);
     }
 
     /// The value computed by the last solve.
     pub fn value(&self, v: VariableId) -> f64 {
         self.vars[v.0 as usize].value
+    }
+
+    /// Where `v` stands in `c`'s list of users (the order the component search visits them in),
+    /// `u32::MAX` if it does not use `c`.
+    pub fn position(&self, v: VariableId, c: ConstraintId) -> u32 {
+        self.vars[v.0 as usize]
+            .elems
+            .iter()
+            .find(|u| u.cons == c)
+            .map_or(u32::MAX, |u| u.pos)
     }
 
     /// The variables currently using a constraint.
@@ -408,17 +552,43 @@ impl MaxMinSystem {
     }
 
     /// Re-solves every component touched since the last solve and appends to `changed` each
-    /// variable whose value changed (in a deterministic order).
+    /// variable whose value changed (in a deterministic order), whether it changed on its own or
+    /// with its bottleneck clock.
+    pub fn solve(&mut self, changed: &mut Vec<VariableId>) {
+        let mut changes = std::mem::take(&mut self.scratch);
+        changes.clear();
+        self.solve_grouped(&mut changes);
+        changed.extend_from_slice(&changes.vars);
+        for &c in &changes.clocks {
+            for e in &self.cons[c.0 as usize].elems[..self.cons[c.0 as usize].enabled as usize] {
+                if self.vars[e.var.0 as usize].clock == c.0 && !changes.vars.contains(&e.var) {
+                    changed.push(e.var);
+                }
+            }
+        }
+        self.scratch = changes;
+    }
+
+    /// Re-solves every component touched since the last solve and reports what changed, by
+    /// variable and by bottleneck clock (see [`Changes`]; in [`SharingMode::Exact`] every
+    /// change is a variable's).
     ///
     /// Components are filled one at a time: a round costs the component's size, not the size of
     /// everything touched at this date (a thousand single-exec hosts finishing together are a
     /// thousand one-variable fills, not one fill with a round per distinct level).
-    pub fn solve(&mut self, changed: &mut Vec<VariableId>) {
+    pub fn solve_grouped(&mut self, changes: &mut Changes) {
         if !self.needs_solve() {
             return;
         }
         self.stamp += 1;
         self.stats.solves += 1;
+        if self.mode == SharingMode::Fast && self.ops_incremental && self.solve_incrementally(changes) {
+            self.stats.incremental += 1;
+            self.dirty_cons.clear();
+            self.dirty_vars.clear();
+            self.end_of_solve();
+            return;
+        }
         let stamp = self.stamp;
         let dirty_cons = std::mem::take(&mut self.dirty_cons);
         let dirty_vars = std::mem::take(&mut self.dirty_vars);
@@ -427,7 +597,7 @@ impl MaxMinSystem {
                 continue; // in a component filled already (a new variable marks all its constraints)
             }
             self.visit_constraint(c, stamp);
-            self.fill_component(changed);
+            self.fill_component(changes);
         }
         for &v in &dirty_vars {
             let var = &self.vars[v.0 as usize];
@@ -441,19 +611,78 @@ impl MaxMinSystem {
                 self.var_stamp[v.0 as usize] = stamp;
                 self.comp_vars.push(v);
             }
-            self.fill_component(changed);
+            self.fill_component(changes);
         }
         self.dirty_cons = dirty_cons;
         self.dirty_cons.clear();
         self.dirty_vars = dirty_vars;
         self.dirty_vars.clear();
+        self.end_of_solve();
+    }
+
+    /// Forgets the changes just handled: new variables are settled in.
+    fn end_of_solve(&mut self) {
+        for op in &self.ops {
+            if let Op::Join(v) = *op {
+                self.vars[v.0 as usize].fresh = false;
+            }
+        }
+        self.ops.clear();
+        self.ops_incremental = true;
+    }
+
+    /// The bottleneck clock `v` progresses on after the last solve: its value is
+    /// [`MaxMinSystem::level`] of that constraint divided by its penalty. `None` for a variable
+    /// fixed by its bound, alone on its resources, or in [`SharingMode::Exact`].
+    pub fn clock_of(&self, v: VariableId) -> Option<ConstraintId> {
+        let c = self.vars[v.0 as usize].clock;
+        (c != NO_CONSTRAINT).then_some(ConstraintId(c))
+    }
+
+    /// The level at which `c` last fixed variables (its clock's speed).
+    pub fn level(&self, c: ConstraintId) -> f64 {
+        self.clock_info[c.0 as usize].level
+    }
+
+    /// A variable's sharing penalty.
+    pub fn penalty(&self, v: VariableId) -> f64 {
+        self.vars[v.0 as usize].penalty
+    }
+
+    /// Records a removed variable's effect for the incremental path (before its elements go).
+    fn note_leave(&mut self, v: VariableId) {
+        let var = &self.vars[v.0 as usize];
+        let star = var.component;
+        if var.fresh || var.penalty <= 0.0 || star == NO_CONSTRAINT || !self.clock_info[star as usize].single {
+            self.ops_incremental = false;
+        } else if self.cons[star as usize].enabled > 1 {
+            self.ops.push(Op::Leave(ConstraintId(star)));
+        }
+    }
+
+    /// Reports a variable whose value or clock the solve set: as a clock's level change when it
+    /// stays on the same clock, else on its own.
+    fn report(&mut self, v: VariableId, old_value: f64, old_clock: u32, changes: &mut Changes) {
+        let var = &self.vars[v.0 as usize];
+        if !var.alive || (var.value == old_value && var.clock == old_clock) {
+            return;
+        }
+        if var.clock != NO_CONSTRAINT && var.clock == old_clock {
+            let info = &mut self.clock_info[var.clock as usize];
+            if info.reported != self.stamp {
+                info.reported = self.stamp;
+                changes.clocks.push(ConstraintId(var.clock));
+            }
+        } else {
+            changes.vars.push(v);
+        }
     }
 
     /// Fills the component just collected (if it has variables) and empties the work lists.
-    fn fill_component(&mut self, changed: &mut Vec<VariableId>) {
+    fn fill_component(&mut self, changes: &mut Changes) {
         if !self.comp_vars.is_empty() {
             self.stats.components += 1;
-            self.fill(changed);
+            self.fill(changes);
         }
         self.comp_cons.clear();
         self.comp_vars.clear();
@@ -506,187 +735,22 @@ impl MaxMinSystem {
     }
 
     /// Progressive filling over the collected component.
-    fn fill(&mut self, changed: &mut Vec<VariableId>) {
+    fn fill(&mut self, changes: &mut Changes) {
         match self.comp_vars[..] {
             [v] => {
                 self.stats.lone_components += 1;
-                self.fill_alone(v, changed)
+                self.fill_alone(v, changes)
             }
-            _ => self.fill_rounds(changed),
-        }
-    }
-
-    /// The general progressive filling, round by round.
-    fn fill_rounds(&mut self, changed: &mut Vec<VariableId>) {
-        let mut to_fix = std::mem::take(&mut self.to_fix);
-        let mut olds = std::mem::take(&mut self.old_values);
-        olds.clear();
-        olds.extend(self.comp_vars.iter().map(|v| self.vars[v.0 as usize].value));
-        let mut unfixed = 0usize;
-        for &v in &self.comp_vars {
-            let var = &mut self.vars[v.0 as usize];
-            var.fixed = var.penalty <= 0.0;
-            if var.fixed {
-                var.value = 0.0;
-            } else {
-                unfixed += 1;
-            }
-        }
-        // The constraints' remaining capacity, usage and unfixed count were set by the component
-        // search (`visit_constraint`).
-        while unfixed > 0 {
-            self.stats.rounds += 1;
-            let mut level = f64::INFINITY;
-            for &c in &self.comp_cons {
-                let cons = &self.cons[c.0 as usize];
-                if cons.unfixed > 0 && cons.usage > 0.0 {
-                    level = level.min(cons.remaining.max(0.0) / cons.usage);
-                }
-            }
-            for &v in &self.comp_vars {
-                let var = &self.vars[v.0 as usize];
-                if !var.fixed {
-                    level = level.min(var.bound * var.penalty);
-                }
-            }
-            if level.is_infinite() {
-                // Unconstrained, unbounded variables: infinitely fast.
-                for &v in &self.comp_vars {
-                    let var = &mut self.vars[v.0 as usize];
-                    if !var.fixed {
-                        var.fixed = true;
-                        var.value = f64::INFINITY;
-                    }
-                }
-                break;
-            }
-            let threshold = level * (1.0 + LEVEL_TOLERANCE);
-            to_fix.clear();
-            // Variables stopped by their bound.
-            for &v in &self.comp_vars {
-                let var = &self.vars[v.0 as usize];
-                if !var.fixed && var.bound * var.penalty <= threshold {
-                    to_fix.push(v);
-                }
-            }
-            // Variables on saturated constraints.
-            for &c in &self.comp_cons {
-                let cons = &self.cons[c.0 as usize];
-                if cons.unfixed > 0 && cons.usage > 0.0 && cons.remaining.max(0.0) / cons.usage <= threshold {
-                    // On a FATPIPE only the variables with the largest weight/penalty saturate it;
-                    // on a SHARED constraint every user does.
-                    let least = match cons.sharing {
-                        Sharing::Shared => 0.0,
-                        Sharing::Fatpipe => cons.usage * (1.0 - LEVEL_TOLERANCE),
-                    };
-                    for e in &cons.elems[..cons.enabled as usize] {
-                        if e.weight > 0.0 && e.usage >= least && !self.vars[e.var.0 as usize].fixed {
-                            to_fix.push(e.var);
-                        }
-                    }
-                }
-            }
-            // Fix this round's variables first; the constraints' remaining capacity and usage
-            // only matter for a next round, which there is none of when every variable is fixed
-            // (the common case: one bottleneck for the whole component).
-            let mut k = 0;
-            for i in 0..to_fix.len() {
-                let var = &mut self.vars[to_fix[i].0 as usize];
-                if var.fixed {
-                    continue; // listed twice
-                }
-                var.fixed = true;
-                var.value = (level / var.penalty).min(var.bound);
-                unfixed -= 1;
-                to_fix[k] = to_fix[i];
-                k += 1;
-            }
-            to_fix.truncate(k);
-            if unfixed == 0 {
-                break;
-            }
-            for &v in &to_fix {
-                let var = &self.vars[v.0 as usize];
-                let value = var.value;
-                for k in 0..var.elems.len() {
-                    let Use {
-                        cons: c,
-                        weight: w,
-                        usage,
-                        ..
-                    } = self.vars[v.0 as usize].elems[k];
-                    if w <= 0.0 {
-                        continue;
-                    }
-                    let cons = &mut self.cons[c.0 as usize];
-                    cons.unfixed -= 1;
-                    match cons.sharing {
-                        Sharing::Shared => {
-                            cons.remaining -= w * value;
-                            cons.usage = if cons.unfixed == 0 { 0.0 } else { cons.usage - usage };
-                        }
-                        Sharing::Fatpipe => {
-                            let vars = &self.vars;
-                            cons.usage = cons.elems[..cons.enabled as usize]
-                                .iter()
-                                .filter(|e| e.weight > 0.0 && !vars[e.var.0 as usize].fixed)
-                                .map(|e| e.usage)
-                                .fold(0.0, f64::max);
-                        }
-                    }
-                }
-            }
-        }
-        for (i, &v) in self.comp_vars.iter().enumerate() {
-            let var = &self.vars[v.0 as usize];
-            if var.alive && var.value != olds[i] {
-                changed.push(v);
-            }
-        }
-        self.to_fix = to_fix;
-        self.old_values = olds;
-    }
-}
-
-impl MaxMinSystem {
-    /// [`MaxMinSystem::fill`] when a single variable is to be solved (a message or an exec alone
-    /// on its resources, the common case in master/worker runs): the filling takes one round,
-    /// whose level is the smallest of the variable's constraint levels and its bound level. The
-    /// expressions are those of the general loop, so the value is bit-identical.
-    fn fill_alone(&mut self, v: VariableId, changed: &mut Vec<VariableId>) {
-        let var = &self.vars[v.0 as usize];
-        let old = var.value;
-        let value = if var.penalty <= 0.0 {
-            0.0
-        } else {
-            let mut level = var.bound * var.penalty;
-            for &Use {
-                cons: c,
-                weight: w,
-                usage,
-                ..
-            } in &var.elems
-            {
-                let cons = &self.cons[c.0 as usize];
-                if w > 0.0 {
-                    // Usage starts at 0 and this is its only unfixed user (max(0, u) = 0 + u:
-                    // `usage` is positive, so adding it to 0 gives it back bit for bit).
-                    level = level.min(cons.capacity.max(0.0) / usage);
-                }
-            }
-            if level.is_infinite() {
-                f64::INFINITY
-            } else {
-                (level / var.penalty).min(var.bound)
-            }
-        };
-        let var = &mut self.vars[v.0 as usize];
-        var.value = value;
-        if var.alive && value != old {
-            changed.push(v);
+            _ => self.fill_rounds(changes),
         }
     }
 }
+
+#[path = "filling.rs"]
+mod filling;
+
+#[path = "incremental.rs"]
+mod incremental;
 
 #[cfg(test)]
 #[path = "maxmin_tests.rs"]

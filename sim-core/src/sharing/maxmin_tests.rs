@@ -364,8 +364,8 @@ fn a_variable_alone_gets_the_general_fillings_value_bit_for_bit() {
                     }
                 }
                 assert_eq!(sys.comp_vars, [v]);
-                let mut changed = Vec::new();
-                sys.fill_rounds(&mut changed);
+                let mut changes = Changes::default();
+                sys.fill_rounds(&mut changes);
             } else {
                 solve(&mut sys);
             }

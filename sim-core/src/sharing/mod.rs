@@ -5,4 +5,4 @@
 
 pub mod maxmin;
 
-pub use maxmin::{ConstraintId, MaxMinSystem, Sharing, SolverStats, VariableId};
+pub use maxmin::{Changes, ConstraintId, MaxMinSystem, Sharing, SharingMode, SolverStats, VariableId};
