@@ -64,8 +64,9 @@ def build(simgrid=True):
 TIME = "/usr/bin/time"
 
 
-def measure(cmd, cwd=None):
-    """Runs cmd; returns (stdout text, wall seconds, peak RSS in kB of cmd alone).
+def measure(cmd, cwd=None, timeout=None):
+    """Runs cmd; returns (stdout text, wall seconds, peak RSS in kB of cmd alone), or None if it
+    ran longer than `timeout` seconds (it is then killed).
 
     The peak RSS comes from GNU time (apt package `time`) run between us and cmd: a direct child
     of this Python process inherits Python's own high-water mark across fork + exec (Linux keeps
@@ -76,8 +77,16 @@ def measure(cmd, cwd=None):
         use_time = os.access(TIME, os.X_OK)
         full = [TIME, "-f", "%M", "-o", rss_file.name] + cmd if use_time else cmd
         t0 = time.perf_counter()
-        p = subprocess.Popen(full, stdout=out, stderr=err, cwd=cwd or ROOT)
-        _, status, ru = os.wait4(p.pid, 0)
+        p = subprocess.Popen(full, stdout=out, stderr=err, cwd=cwd or ROOT, start_new_session=True)
+        while True:
+            pid, status, ru = os.wait4(p.pid, 0 if timeout is None else os.WNOHANG)
+            if pid:
+                break
+            if time.perf_counter() - t0 > timeout:
+                os.killpg(p.pid, 9)
+                os.wait4(p.pid, 0)
+                return None
+            time.sleep(0.05)
         wall = time.perf_counter() - t0
         p.returncode = os.waitstatus_to_exitcode(status)
         out.seek(0)

@@ -9,7 +9,8 @@ use clap::Subcommand;
 use rand::Rng;
 use rand_distr::{Distribution, Exp};
 use sim_core::platform::{Host, HostId, Platform};
-use sim_core::{rng, Engine, Notification};
+use sim_core::queue::EventQueue;
+use sim_core::{rng, Engine, Notification, SimTime};
 
 /// What to benchmark.
 #[derive(Subcommand)]
@@ -138,25 +139,71 @@ enum Increments {
 }
 
 /// Hold model through the whole engine API: every pending event is a sleep activity; each
-/// completion starts a new sleep of Exp(1) seconds. Run once per way of drawing increments.
+/// completion starts a new sleep of Exp(1) seconds. Run once per way of drawing increments,
+/// then set against the bare event queue's hold model with the same table, the runs of the two
+/// alternating so that both see the same machine: the engine's overhead per event is the ratio
+/// of their times per event (issue 19's target: at most 1.5).
 fn hold_model(pending: usize, events: u64, repeat: usize) {
-    for increments in [Increments::Inline, Increments::Table] {
-        let mut rates: Vec<f64> = (0..repeat)
-            .map(|_| hold_model_with(pending, events, increments))
-            .collect();
+    let median = |mut rates: Vec<f64>| {
         rates.sort_by(f64::total_cmp);
-        let how = match increments {
-            Increments::Inline => "increments drawn inline (ChaCha8, Exp(1))",
-            Increments::Table => "increments from a pre-drawn table: engine only",
-        };
+        (rates[rates.len() / 2], rates[0], rates[rates.len() - 1])
+    };
+    let inline = median(
+        (0..repeat)
+            .map(|_| hold_model_with(pending, events, Increments::Inline))
+            .collect(),
+    );
+    let (mut engine, mut bare) = (Vec::new(), Vec::new());
+    for _ in 0..repeat {
+        engine.push(hold_model_with(pending, events, Increments::Table));
+        bare.push(bare_queue_hold(pending, events));
+    }
+    let (engine, bare) = (median(engine), median(bare));
+    for ((rate, low, high), how) in [
+        (inline, "increments drawn inline (ChaCha8, Exp(1))"),
+        (engine, "increments from a pre-drawn table: engine only"),
+    ] {
         println!(
-            "hold model: {pending} pending, {events} events per run, median of {repeat} runs = {:.2} M events/s \
-             (range {:.2}-{:.2}; {how})",
-            rates[repeat / 2],
-            rates[0],
-            rates[repeat - 1]
+            "hold model: {pending} pending, {events} events per run, median of {repeat} runs = {rate:.2} M events/s \
+             (range {low:.2}-{high:.2}; {how})"
         );
     }
+    println!(
+        "bare queue hold: {pending} pending, {events} events per run, median of {repeat} runs = {:.2} M events/s \
+         (range {:.2}-{:.2}; the same table, EventQueue alone)",
+        bare.0, bare.1, bare.2
+    );
+    println!(
+        "engine overhead: {:.1} ns an event on the hold model / {:.1} ns on the bare queue = {:.2} (target <= 1.5)",
+        1e3 / engine.0,
+        1e3 / bare.0,
+        bare.0 / engine.0
+    );
+}
+
+/// The hold model on the bare [`EventQueue`] the engine uses: pop the earliest event, push one
+/// at `now + Exp(1)`, with increments from the same pre-drawn table as
+/// [`Increments::Table`]. Returns millions of events per second.
+fn bare_queue_hold(pending: usize, events: u64) -> f64 {
+    let mut rng = rng::stream(1, "bench-hold");
+    let exp = Exp::new(1.0).expect("rate 1 is valid");
+    let table: Vec<f64> = (0..1 << 16).map(|_| exp.sample(&mut rng)).collect();
+    let mut next = 0usize;
+    let mut queue: EventQueue<u64> = EventQueue::new();
+    for i in 0..pending {
+        next = (next + 1) & (table.len() - 1);
+        queue.push(SimTime::from_secs(table[next]), i as u64);
+    }
+    let start = Instant::now();
+    let mut done = 0u64;
+    while done < events {
+        let Some((now, tag)) = queue.pop() else { break };
+        next = (next + 1) & (table.len() - 1);
+        queue.push(now + table[next], std::hint::black_box(tag));
+        done += 1;
+    }
+    let secs = start.elapsed().as_secs_f64();
+    done as f64 / secs / 1e6
 }
 
 /// One hold-model run; returns millions of events per second.

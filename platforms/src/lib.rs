@@ -34,9 +34,15 @@ pub use toml_format::parse_gridsim_toml;
 pub use xml::parse_simgrid_xml;
 
 /// Checks one platform setting as the engine will when it starts: a `network/*` key must be a
-/// setting gridsim knows and its value must suit it; other keys are left to other models.
-/// The message names the setting: `network setting 'network/model': bad value 'SMPI': ...`.
+/// setting gridsim knows and its value must suit it, `sharing` must be `fast` or `exact`; other
+/// keys are left to other models. The message names the setting: `network setting
+/// 'network/model': bad value 'SMPI': ...`.
 pub fn check_setting(key: &str, value: &str) -> Result<(), String> {
+    if key == "sharing" {
+        return sim_core::sharing::SharingMode::from_setting(value)
+            .map(|_| ())
+            .map_err(|e| e.to_string());
+    }
     if !key.starts_with("network/") {
         return Ok(());
     }

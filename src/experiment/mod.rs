@@ -532,6 +532,19 @@ fn resolve(
             availability::apply(rep, path, a, &mut platforms);
         }
     }
+    if let Some(sharing) = &spec.platform.get_ref().sharing {
+        match platforms::check_setting("sharing", sharing.get_ref()) {
+            Ok(()) => {
+                for entry in &mut platforms {
+                    let platform = Arc::make_mut(&mut entry.platform);
+                    platform
+                        .config
+                        .insert("sharing".into(), sharing.get_ref().trim().to_string());
+                }
+            }
+            Err(e) => rep.error(sharing.span(), "platform.sharing", e),
+        }
+    }
 
     // Job trace.
     let job_trace = spec.workload.as_ref().and_then(|w| {

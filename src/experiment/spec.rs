@@ -80,6 +80,9 @@ pub struct PlatformSpec {
     /// An availability trace laid over every platform's hosts.
     #[serde(default)]
     pub availability: Option<Spanned<AvailabilitySpec>>,
+    /// The engine's sharing mode for every platform: `fast` (bottleneck clocks, the default) or
+    /// `exact` (the reference solver); overrides the platform file's own `sharing` setting.
+    pub sharing: Option<Spanned<String>>,
 }
 
 /// `[workload]`: a job trace and the part of it the runs replay (see `experiments/README.md`).

@@ -11,14 +11,17 @@ use rand::{Rng, SeedableRng};
 use crate::engine::{Engine, Notification};
 use crate::network::NetworkParams;
 use crate::platform::{Host, HostId, Link, Platform};
+use crate::profile::Profile;
 use crate::sharing::SharingMode;
 
 /// A star: the master's link, then a backbone, then each worker's private link; workers have
-/// one or two cores.
+/// one or two cores. In half the platforms the master's link changes bandwidth while flows run,
+/// and some private links change latency (the changes that move penalties and bounds).
 fn star(rng: &mut impl Rng, workers: usize) -> (Platform, HostId, Vec<HostId>) {
     let mut p = Platform::new();
     let master = p.add_host(Host::new("master", 1e9)).unwrap();
-    let hub = p.add_link(Link::new("hub", rng.gen_range(1e6..1e8), 1e-4)).unwrap();
+    let hub_bandwidth = rng.gen_range(1e6..1e8);
+    let hub = p.add_link(Link::new("hub", hub_bandwidth, 1e-4)).unwrap();
     let backbone = p
         .add_link(Link::new("backbone", rng.gen_range(1e7..1e9), 1e-3))
         .unwrap();
@@ -31,9 +34,20 @@ fn star(rng: &mut impl Rng, workers: usize) -> (Platform, HostId, Vec<HostId>) {
         let own = p
             .add_link(Link::new(format!("l{i}"), rng.gen_range(1e6..1e9), lat))
             .unwrap();
+        if rng.gen_bool(0.3) {
+            let steps = vec![(rng.gen_range(0.5..5.0), lat * 3.0), (rng.gen_range(5.0..9.0), lat)];
+            p.links[own.0 as usize].latency_profile = Some(Profile::new(steps, None).unwrap());
+        }
         p.routing.add_route(master, h, vec![hub, backbone, own]);
         p.routing.add_route(h, master, vec![own, backbone, hub]);
         hosts.push(h);
+    }
+    if rng.gen_bool(0.5) {
+        let steps = vec![
+            (rng.gen_range(0.5..4.0), hub_bandwidth * 0.3),
+            (rng.gen_range(4.0..8.0), hub_bandwidth * 2.0),
+        ];
+        p.links[hub.0 as usize].bandwidth_profile = Some(Profile::new(steps, None).unwrap());
     }
     (p, master, hosts)
 }

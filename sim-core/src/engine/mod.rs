@@ -180,7 +180,7 @@ impl Engine {
     /// `exact`).
     pub fn new(platform: Arc<Platform>) -> Result<Engine, ConfigError> {
         let params = NetworkParams::from_config(&platform.config)?;
-        let mode = sharing_mode(&platform.config)?;
+        let mode = SharingMode::from_config(&platform.config)?;
         Ok(Engine::with_options(platform, params, mode))
     }
 
@@ -1091,19 +1091,6 @@ impl Engine {
         });
         self.route_index.insert((src, dst), index);
         Ok(index)
-    }
-}
-
-/// The sharing mode a platform's `sharing` setting selects: `fast` (the default) or `exact`.
-fn sharing_mode(config: &std::collections::BTreeMap<String, String>) -> Result<SharingMode, ConfigError> {
-    match config.get("sharing").map(|v| v.trim()) {
-        None | Some("fast") => Ok(SharingMode::Fast),
-        Some("exact") => Ok(SharingMode::Exact),
-        Some(other) => Err(ConfigError::BadValue {
-            key: "sharing".into(),
-            value: other.into(),
-            why: "expected fast or exact".into(),
-        }),
     }
 }
 

@@ -113,6 +113,9 @@ struct Variable {
     alive: bool,
     /// Added since the last solve (its constraints may still be expanded).
     fresh: bool,
+    /// Its penalty changed since the last solve: reported on its own even if it stays on its
+    /// clock, since its share of the clock's level (`1 / penalty`) moved.
+    rekey: bool,
     /// The constraint whose level sets its value (`value = level / penalty`), when the last
     /// solve found one and the mode is [`SharingMode::Fast`] and it shares it with others:
     /// the bottleneck clock it progresses on. [`NO_CONSTRAINT`] otherwise.
@@ -319,6 +322,7 @@ impl MaxMinSystem {
             value: 0.0,
             alive: true,
             fresh: true,
+            rekey: false,
             clock: NO_CONSTRAINT,
             component: NO_CONSTRAINT,
             fixed: false,
@@ -449,6 +453,7 @@ impl MaxMinSystem {
     /// Changes a variable's penalty (0 takes it out of the sharing).
     pub fn set_penalty(&mut self, v: VariableId, penalty: f64) {
         self.ops_incremental = false;
+        self.vars[v.0 as usize].rekey = true;
         let was_enabled = self.vars[v.0 as usize].penalty > 0.0;
         self.vars[v.0 as usize].penalty = penalty;
         for u in &mut self.vars[v.0 as usize].elems {
@@ -663,7 +668,12 @@ impl MaxMinSystem {
     /// Reports a variable whose value or clock the solve set: as a clock's level change when it
     /// stays on the same clock, else on its own.
     fn report(&mut self, v: VariableId, old_value: f64, old_clock: u32, changes: &mut Changes) {
-        let var = &self.vars[v.0 as usize];
+        let var = &mut self.vars[v.0 as usize];
+        if var.rekey && var.alive {
+            var.rekey = false;
+            changes.vars.push(v);
+            return;
+        }
         if !var.alive || (var.value == old_value && var.clock == old_clock) {
             return;
         }
