@@ -60,7 +60,7 @@ fn plan(rng: &mut impl Rng, workers: usize, activities: usize) -> Plan {
     (0..activities)
         .map(|_| {
             // A few dates repeat exactly, so that activities start together.
-            let date = if rng.gen_bool(0.3) {
+            let date = if rng.gen_bool(0.4) {
                 0.0
             } else {
                 rng.gen_range(0.0..20.0f64).floor() / 2.0
@@ -72,8 +72,8 @@ fn plan(rng: &mut impl Rng, workers: usize, activities: usize) -> Plan {
         .collect()
 }
 
-/// Completion date of each planned activity (in plan order).
-fn run(p: &Arc<Platform>, master: HostId, hosts: &[HostId], plan: &Plan, mode: SharingMode) -> Vec<f64> {
+/// Completion date of each planned activity (in plan order), and the engine's clock joins.
+fn run(p: &Arc<Platform>, master: HostId, hosts: &[HostId], plan: &Plan, mode: SharingMode) -> (Vec<f64>, u64) {
     let mut e = Engine::with_options(Arc::clone(p), NetworkParams::lv08(), mode);
     let n = plan.len() as u64;
     for (k, &(date, ..)) in plan.iter().enumerate() {
@@ -99,18 +99,19 @@ fn run(p: &Arc<Platform>, master: HostId, hosts: &[HostId], plan: &Plan, mode: S
             done[tag as usize] = e.now().secs();
         }
     }
-    done
+    (done, e.stats().clock_joins)
 }
 
-fn compare(seed: u64) {
+/// Runs one random scenario in both modes; returns fast mode's clock joins.
+fn compare(seed: u64) -> u64 {
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
-    let workers = rng.gen_range(2..12);
+    let workers = rng.gen_range(2..40);
     let (p, master, hosts) = star(&mut rng, workers);
-    let activities = rng.gen_range(1..60);
+    let activities = rng.gen_range(1..150);
     let plan = plan(&mut rng, workers, activities);
     let p = Arc::new(p);
-    let exact = run(&p, master, &hosts, &plan, SharingMode::Exact);
-    let fast = run(&p, master, &hosts, &plan, SharingMode::Fast);
+    let (exact, _) = run(&p, master, &hosts, &plan, SharingMode::Exact);
+    let (fast, joins) = run(&p, master, &hosts, &plan, SharingMode::Fast);
     for (k, (f, x)) in fast.iter().zip(&exact).enumerate() {
         assert!(
             (f - x).abs() <= 1e-9 * x.abs(),
@@ -118,6 +119,7 @@ fn compare(seed: u64) {
             plan[k]
         );
     }
+    joins
 }
 
 proptest! {
@@ -127,4 +129,11 @@ proptest! {
     fn fast_mode_completes_everything_when_exact_mode_does(seed in any::<u64>()) {
         compare(seed);
     }
+}
+
+#[test]
+fn the_random_scenarios_put_flows_on_clocks() {
+    // Without this the comparison above could pass with no clock ever formed.
+    let with_clocks = (0..40).filter(|&seed| compare(seed) > 0).count();
+    assert!(with_clocks >= 10, "only {with_clocks} of 40 scenarios used a clock");
 }

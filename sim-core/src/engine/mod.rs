@@ -157,6 +157,7 @@ pub struct Engine {
     stale_events: u64,
     rate_changes: u64,
     clock_level_changes: u64,
+    clock_joins: u64,
     changes: Changes,
     /// Bottleneck clocks ([`clock`]), made when a constraint first fixes several activities.
     clocks: Vec<Clock>,
@@ -226,6 +227,7 @@ impl Engine {
             stale_events: 0,
             rate_changes: 0,
             clock_level_changes: 0,
+            clock_joins: 0,
             changes: Changes::default(),
             clocks: Vec::new(),
             clock_of_constraint: vec![NO_CLOCK; constraints],
@@ -262,6 +264,7 @@ impl Engine {
             stale_events: self.stale_events,
             rate_changes: self.rate_changes,
             clock_level_changes: self.clock_level_changes,
+            clock_joins: self.clock_joins,
             solver: self.lmm.stats(),
         }
     }
@@ -937,6 +940,7 @@ impl Engine {
             generation: act.generation,
         });
         state.live += 1;
+        self.clock_joins += 1;
         if self.activity_clock.len() <= slot as usize {
             self.activity_clock.resize(slot as usize + 1, NO_CLOCK);
         }

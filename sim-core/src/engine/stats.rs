@@ -18,6 +18,8 @@ pub struct EngineStats {
     /// Running activities whose rate a re-solve changed: each is settled at the current date and
     /// given a new completion event.
     pub rate_changes: u64,
+    /// Activities put on a bottleneck clock (each also counts as a rate change).
+    pub clock_joins: u64,
     /// Level changes of bottleneck clocks ([`crate::sharing::SharingMode::Fast`]): each moves
     /// every member of the clock at once, with one rescheduled event.
     pub clock_level_changes: u64,

@@ -458,32 +458,71 @@ fn work_counters_follow_a_hand_trace_of_two_shared_execs() {
 }
 
 #[test]
-fn work_counters_follow_a_hand_trace_of_two_shared_execs_on_a_clock() {
+fn work_counters_follow_a_hand_trace_of_two_shared_execs_in_fast_mode() {
     let e = two_shared_execs(SharingMode::Fast);
-    // The same run in fast mode:
-    // t = 0: solve 1 falls back to a fill (the core has no one-bottleneck state yet): A alone
-    //        (1 element), rate 1, queued at 10; the core becomes its component's bottleneck,
-    //        with A's bound level 1 as the other levels' lower bound;
-    // t = 2: the sleep ends (event 1); B joins the core: solve 2 is incremental (the join reads
-    //        the core's 2 elements, the new level 2 elements: level 1 / 2 = 0.5 <= 1); A leaves
-    //        its own rate and B arrives, both onto the core's clock (2 rate changes): targets
-    //        8 and 4 in virtual time, one clock event at 2 + 4 / 0.5 = 10;
-    // t = 10: A's own entry pops, superseded (stale 1); the clock's event ends B (event 2);
-    //        solve 3 is incremental (1 element: level 1 <= 1); A, alone, leaves the clock with
-    //        (8 - 0.5 * 8) * 1 = 4 flops (1 rate change), queued at 14;
+    // The same run in fast mode. Two flows are too few for a clock or for the incremental
+    // path (`CLOCK_MIN_MEMBERS`), so values and events are the exact mode's; only the checks
+    // that decide it add work:
+    // t = 0: solve 1, A joins alone: the incremental path fills it as a lone component (no
+    //        search), rate 1, queued at 10; the core becomes its component's bottleneck;
+    // t = 2: the sleep ends (event 1); B joins the core: the join's check reads the core's 2
+    //        elements, then the component is found too small and solve 2 falls back to a fill
+    //        (2 elements, one round), which finds the core the one bottleneck again; A and B
+    //        change rate (2), A queued again at 18 and B at 10;
+    // t = 10: A's first entry pops, superseded (stale 1); B ends (event 2); its leaving is
+    //        checked, the component is too small, solve 3 fills A alone (1 element); A's rate
+    //        0.5 -> 1, queued at 14;
     // t = 14: A ends (event 3).
     let stats = e.stats();
     assert_eq!(stats.events, 3);
     assert_eq!(stats.stale_events, 1);
     assert_eq!(stats.rate_changes, 4);
     assert_eq!(stats.clock_level_changes, 0);
+    assert_eq!(stats.clock_joins, 0);
     let solver = stats.solver;
     assert_eq!(solver.solves, 3);
-    assert_eq!(solver.incremental, 2);
-    assert_eq!(solver.components, 1);
-    assert_eq!(solver.lone_components, 1);
-    assert_eq!(solver.elements_scanned, 6);
-    assert_eq!(solver.rounds, 0);
+    assert_eq!(solver.incremental, 1);
+    assert_eq!(solver.components, 3);
+    assert_eq!(solver.lone_components, 2);
+    assert_eq!(solver.elements_scanned, 5);
+    assert_eq!(solver.rounds, 1);
+}
+
+#[test]
+fn execs_sharing_a_core_on_its_clock_end_at_the_processor_sharing_dates() {
+    // n = CLOCK_MIN_MEMBERS execs of 1, 2, ..., n flops start together on one core of 1 flop/s:
+    // processor sharing gives each 1/m while m run, so the k-th smallest ends (n + 1 - k) s
+    // after the one before it: T_k = sum_{j <= k} (n + 1 - j). n members make a clock; after the
+    // first completion the n - 1 left go back to their own rates.
+    let n = crate::sharing::maxmin::CLOCK_MIN_MEMBERS as u64;
+    for mode in [SharingMode::Exact, SharingMode::Fast] {
+        let mut p = Platform::new();
+        let h = p.add_host(Host::new("h", 1.0)).unwrap();
+        let mut e = Engine::with_options(Arc::new(p), NetworkParams::default(), mode);
+        for k in 1..=n {
+            e.start_exec(h, k as f64, k);
+        }
+        let out = drain(&mut e);
+        assert_eq!(out.len() as u64, n);
+        let mut expected = 0.0;
+        for (k, &(tag, date, ok)) in out.iter().enumerate() {
+            let k = k as u64 + 1;
+            expected += (n + 1 - k) as f64;
+            assert!(ok);
+            assert_eq!(tag, k, "{mode:?}");
+            assert!(
+                rel_close(date, expected, 1e-12),
+                "{mode:?}: exec {tag} at {date}, not {expected}"
+            );
+        }
+        let stats = e.stats();
+        // Rate changes: n starts, then after the k-th completion the n - k left (k < n).
+        assert_eq!(stats.rate_changes, n + n * (n - 1) / 2, "{mode:?}");
+        // Fast mode puts the n on the core's clock once; exact mode has no clocks.
+        let joins = if mode == SharingMode::Fast { n } else { 0 };
+        assert_eq!(stats.clock_joins, joins, "{mode:?}");
+        assert_eq!(stats.clock_level_changes, 0, "{mode:?}");
+    }
 }
 
 #[test]

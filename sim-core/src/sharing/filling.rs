@@ -3,7 +3,9 @@
 //! bottleneck clock) and whether one constraint fixed the whole component (the state the
 //! incremental path starts from).
 
-use super::{Changes, MaxMinSystem, Sharing, SharingMode, Use, VariableId, LEVEL_TOLERANCE, NO_CONSTRAINT};
+use super::{
+    Changes, MaxMinSystem, Sharing, SharingMode, Use, VariableId, CLOCK_MIN_MEMBERS, LEVEL_TOLERANCE, NO_CONSTRAINT,
+};
 
 impl MaxMinSystem {
     /// The general progressive filling, round by round.
@@ -163,7 +165,8 @@ impl MaxMinSystem {
     }
 
     /// After a fill in [`SharingMode::Fast`]: each variable's clock (the SHARED constraint that
-    /// fixed it, when its value is that constraint's level over its penalty exactly) and, when
+    /// fixed it, when it fixed at least [`CLOCK_MIN_MEMBERS`] and the value is that constraint's
+    /// level over its penalty exactly) and, when
     /// `star` fixed the whole component in one round, the component's one-bottleneck state.
     /// The constraints still hold the first round's remaining capacity and usage then (nothing
     /// was subtracted: no second round), so the other levels are read from them.
@@ -192,17 +195,27 @@ impl MaxMinSystem {
             None => NO_CONSTRAINT,
         };
         for &v in &self.comp_vars {
+            let by = self.vars[v.0 as usize].fixed_by;
+            if by != NO_CONSTRAINT {
+                self.clock_info[by as usize].fixes += 1;
+            }
+        }
+        for &v in &self.comp_vars {
             let var = &mut self.vars[v.0 as usize];
             var.component = component;
             let by = var.fixed_by;
             var.clock = if by != NO_CONSTRAINT
                 && self.cons[by as usize].sharing == Sharing::Shared
+                && self.clock_info[by as usize].fixes >= CLOCK_MIN_MEMBERS
                 && var.value == self.clock_info[by as usize].level / var.penalty
             {
                 by
             } else {
                 NO_CONSTRAINT
             };
+        }
+        for &c in &self.comp_cons {
+            self.clock_info[c.0 as usize].fixes = 0;
         }
     }
 

@@ -24,7 +24,7 @@
 //! the touched components. The cost of an incremental step is the length of `c*`'s list plus
 //! the lists of the joining flow's constraints, not the component's size times its rounds.
 
-use super::{ClockInfo, ConstraintId, MaxMinSystem, Op, Sharing, VariableId, NO_CONSTRAINT};
+use super::{ClockInfo, ConstraintId, MaxMinSystem, Op, Sharing, VariableId, CLOCK_MIN_MEMBERS, NO_CONSTRAINT};
 use crate::sharing::maxmin::Changes;
 
 impl MaxMinSystem {
@@ -37,14 +37,24 @@ impl MaxMinSystem {
         lone.clear();
         let ok = self.check_ops(&mut groups, &mut lone) && self.levels_hold(&mut groups);
         if ok {
-            for &(star, second, level) in &groups {
-                self.apply(star, second, level, changes);
+            // In the order of the changes, as the fill's search would meet them: each group at
+            // its first change, each lone variable at its own.
+            let mut applied = 0;
+            for i in 0..self.ops.len() {
+                match self.ops[i] {
+                    Op::Join(v) if lone.contains(&v) => {
+                        self.stats.components += 1;
+                        self.stats.lone_components += 1;
+                        self.fill_alone(v, changes);
+                    }
+                    Op::Join(v) => {
+                        let star = ConstraintId(self.vars[v.0 as usize].component);
+                        applied += self.apply_group(&mut groups, star, changes);
+                    }
+                    Op::Leave(star) => applied += self.apply_group(&mut groups, star, changes),
+                }
             }
-            for &v in &lone {
-                self.stats.components += 1;
-                self.stats.lone_components += 1;
-                self.fill_alone(v, changes);
-            }
+            debug_assert_eq!(applied, groups.len());
         }
         self.groups = groups;
         self.lone = lone;
@@ -135,6 +145,11 @@ impl MaxMinSystem {
         for group in groups.iter_mut() {
             let cons = &self.cons[group.0 .0 as usize];
             debug_assert_eq!(cons.sharing, Sharing::Shared);
+            if cons.enabled > 0 && cons.enabled < CLOCK_MIN_MEMBERS {
+                // Small enough for a fill to cost no more, and a fill reports the changes in
+                // the exact solver's order, which decides how ties reach the application.
+                return false;
+            }
             self.stats.elements_scanned += u64::from(cons.enabled);
             let mut usage = 0.0;
             for e in &cons.elems[..cons.enabled as usize] {
@@ -156,6 +171,23 @@ impl MaxMinSystem {
         true
     }
 
+    /// Applies `star`'s group unless done already (its level is then set to NaN); returns 1 if it
+    /// applied it.
+    fn apply_group(
+        &mut self,
+        groups: &mut [(ConstraintId, f64, f64)],
+        star: ConstraintId,
+        changes: &mut Changes,
+    ) -> usize {
+        let Some(group) = groups.iter_mut().find(|g| g.0 == star && !g.2.is_nan()) else {
+            return 0;
+        };
+        let (second, level) = (group.1, group.2);
+        group.2 = f64::NAN;
+        self.apply(star, second, level, changes);
+        1
+    }
+
     /// Sets every variable on `star` to `level / penalty` and records the component's state.
     fn apply(&mut self, star: ConstraintId, second: f64, level: f64, changes: &mut Changes) {
         let enabled = self.cons[star.0 as usize].enabled as usize;
@@ -173,9 +205,9 @@ impl MaxMinSystem {
             let var = &mut self.vars[v.0 as usize];
             let (old_value, old_clock) = (var.value, var.clock);
             var.value = (level / var.penalty).min(var.bound);
-            // As the fill records it: on the clock when the value is the level over the penalty,
-            // and a lone variable on none (as `fill_alone` leaves it).
-            var.clock = if enabled > 1 && var.value == level / var.penalty {
+            // As the fill records it: on the clock when the value is the level over the penalty
+            // and the clock has enough members.
+            var.clock = if enabled >= CLOCK_MIN_MEMBERS as usize && var.value == level / var.penalty {
                 star.0
             } else {
                 NO_CONSTRAINT

@@ -63,14 +63,14 @@ fn compare(seed: u64, steps: usize) -> u64 {
     let mut exact = MaxMinSystem::with_mode(SharingMode::Exact);
     let (cons, hubs) = constraints(&mut rng, &mut [&mut fast, &mut exact]);
     let mut live: Vec<VariableId> = Vec::new();
-
     let mut before: Vec<f64> = Vec::new();
     for step in 0..steps {
         // One to three changes per solve, mostly flows joining and leaving (what the engine
-        // does), sometimes a capacity, penalty or bound (which fall back to a fill).
+        // does; at least 24 flows live, so hubs carry components big enough for the incremental
+        // path), sometimes a capacity or a bound (which fall back to a fill).
         for _ in 0..rng.gen_range(1..=3) {
             let roll = rng.gen_range(0..100);
-            if roll < 45 || live.is_empty() {
+            if roll < 45 || live.len() < 24 {
                 let uses = route(&mut rng, &cons, hubs);
                 let penalty = rng.gen_range(0.01..0.5);
                 let bound = if rng.gen_bool(0.2) {

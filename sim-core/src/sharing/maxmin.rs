@@ -132,6 +132,17 @@ struct Variable {
 /// No constraint (a variable on no bottleneck clock, or not in a one-bottleneck component).
 pub const NO_CONSTRAINT: u32 = u32::MAX;
 
+/// Fewest variables a constraint must fix for them to share its clock (and for a change of its
+/// component to take the incremental path). A clock replaces one completion event per member by
+/// one per clock, which pays once a level change would move many flows; below that, flows keep
+/// their own rates and small components are refilled, whose arithmetic and order of reported
+/// changes are the exact mode's (SimGrid's) to the bit. So lightly contended runs, where a
+/// simulation that turns ties and near-ties into decisions (work stealing) would amplify a
+/// last-digit difference, give the same results in both modes. Measured (bench/README.md, issue
+/// 19): 8, 16 and 32 run the contended grid90 scenarios equally fast; with 8 the bundled Grid-GUM
+/// experiments moved (a PE's threads sharing its core reach 8 to 15), with 16 they do not.
+pub const CLOCK_MIN_MEMBERS: u32 = 16;
+
 /// How the solver re-solves after a change, and whether it reports bottleneck clocks.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum SharingMode {
@@ -162,6 +173,8 @@ struct ClockInfo {
     second: f64,
     /// Last solve that reported this clock (one report per solve).
     reported: u64,
+    /// Scratch of one fill: how many variables this constraint fixed.
+    fixes: u32,
 }
 
 impl Default for ClockInfo {
@@ -171,6 +184,7 @@ impl Default for ClockInfo {
             single: false,
             second: 0.0,
             reported: 0,
+            fixes: 0,
         }
     }
 }
@@ -267,13 +281,15 @@ const LEVEL_TOLERANCE: f64 = 1e-12;
 impl MaxMinSystem {
     /// An empty system, in [`SharingMode::Fast`].
     pub fn new() -> Self {
-        Self::default()
+        Self::with_mode(SharingMode::Fast)
     }
 
     /// An empty system in the given mode.
     pub fn with_mode(mode: SharingMode) -> Self {
         MaxMinSystem {
             mode,
+            // Nothing has happened yet that the incremental path could not handle.
+            ops_incremental: true,
             ..Self::default()
         }
     }
