@@ -15,7 +15,7 @@
 //! runs in this process), repeat, allocations (heap allocations and reallocations made by the
 //! last run: a warm engine makes none per event, so this stays far below the event count),
 //! peak_rss_kb (VmHWM), and the engine's work counters (`sim_core::EngineStats`, deterministic):
-//! stale_events, rate_changes, clock_level_changes, solves, incremental, components,
+//! stale_events, rate_changes, clock_joins, clock_level_changes, solves, incremental, components,
 //! lone_components, elements_scanned, rounds. `--sharing exact` runs the reference solver
 //! (the platform's `sharing` setting; `fast` is the default).
 //!
@@ -234,7 +234,7 @@ fn main() {
     println!(
         "{{\"makespan\": {:?}, \"events\": {events}, \"chunks\": {}, \"tasks_done\": {}, \"hosts\": {all}, \
          \"setup_wall_s\": {setup:.6}, \"run_wall_s\": {run:.6}, \"repeat\": {}, \"allocations\": {allocations}, \"peak_rss_kb\": {}, \
-         \"stale_events\": {}, \"rate_changes\": {}, \"clock_level_changes\": {}, \"solves\": {}, \"incremental\": {}, \
+         \"stale_events\": {}, \"rate_changes\": {}, \"clock_joins\": {}, \"clock_level_changes\": {}, \"solves\": {}, \"incremental\": {}, \
          \"components\": {}, \"lone_components\": {}, \"elements_scanned\": {}, \"rounds\": {}}}",
         outcome.makespan,
         outcome.chunks_done,
@@ -243,6 +243,7 @@ fn main() {
         peak_rss_kb(),
         stats.stale_events,
         stats.rate_changes,
+        stats.clock_joins,
         stats.clock_level_changes,
         solver.solves,
         solver.incremental,
