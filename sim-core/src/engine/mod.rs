@@ -984,9 +984,7 @@ impl Engine {
         due.clear();
         {
             let (activities, activity_clock) = (&self.activities, &self.activity_clock);
-            let live = |slot: Slot, generation: u32| {
-                activities[slot as usize].generation == generation && activity_clock[slot as usize] == clock
-            };
+            let live = |slot, generation| still_on_clock(activities, activity_clock, clock, slot, generation);
             let state = &mut self.clocks[clock as usize];
             state.advance(now);
             let constraint = ConstraintId(state.constraint);
@@ -1034,9 +1032,7 @@ impl Engine {
         let mut dirty = std::mem::take(&mut self.dirty_clocks);
         for &clock in &dirty {
             let (activities, activity_clock) = (&self.activities, &self.activity_clock);
-            let live = |slot: Slot, generation: u32| {
-                activities[slot as usize].generation == generation && activity_clock[slot as usize] == clock
-            };
+            let live = |slot, generation| still_on_clock(activities, activity_clock, clock, slot, generation);
             let state = &mut self.clocks[clock as usize];
             state.dirty = false;
             state.tidy(live);
@@ -1096,6 +1092,12 @@ impl Engine {
         self.route_index.insert((src, dst), index);
         Ok(index)
     }
+}
+
+/// Whether a clock's heap entry `(slot, generation)` is still a member of `clock`: entries of
+/// members that left (rescheduled, completed, cancelled) stay in the heap until they surface.
+fn still_on_clock(activities: &[Activity], activity_clock: &[u32], clock: u32, slot: Slot, generation: u32) -> bool {
+    activities[slot as usize].generation == generation && activity_clock[slot as usize] == clock
 }
 
 /// What one [`Engine::step`] did.
