@@ -40,9 +40,10 @@ impl MaxMinSystem {
             // In the order of the changes, as the fill's search would meet them: each group at
             // its first change, each lone variable at its own.
             let mut applied = 0;
+            let mut next_lone = lone.iter().copied().peekable();
             for i in 0..self.ops.len() {
                 match self.ops[i] {
-                    Op::Join(v) if lone.contains(&v) => {
+                    Op::Join(v) if next_lone.next_if_eq(&i).is_some() => {
                         self.stats.components += 1;
                         self.stats.lone_components += 1;
                         self.fill_alone(v, changes);
@@ -63,7 +64,11 @@ impl MaxMinSystem {
 
     /// Gathers each touched bottleneck with its lower bound of the other levels; false if a
     /// change is not one the incremental path handles.
-    fn check_ops(&mut self, groups: &mut Vec<(ConstraintId, f64, f64)>, lone: &mut Vec<VariableId>) -> bool {
+    ///
+    /// `lone` receives, in order, the indices in `ops` of the joins that are alone (a list of
+    /// indices, so that applying them is a walk, not a search per change: a hundred thousand
+    /// workers starting together are as many lone joins in one solve).
+    fn check_ops(&mut self, groups: &mut Vec<(ConstraintId, f64, f64)>, lone: &mut Vec<usize>) -> bool {
         for i in 0..self.ops.len() {
             let (star, bound) = match self.ops[i] {
                 Op::Leave(star) => {
@@ -73,7 +78,7 @@ impl MaxMinSystem {
                     (star, f64::INFINITY)
                 }
                 Op::Join(v) if self.is_alone(v) => {
-                    lone.push(v);
+                    lone.push(i);
                     continue;
                 }
                 Op::Join(v) => match self.check_join(v) {

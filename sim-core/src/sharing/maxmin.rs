@@ -268,8 +268,9 @@ pub struct MaxMinSystem {
     ops_incremental: bool,
     /// Reused by the incremental path: (bottleneck, lower bound of the other levels, level).
     groups: Vec<(ConstraintId, f64, f64)>,
-    /// Reused by the incremental path: new variables alone on all their constraints.
-    lone: Vec<VariableId>,
+    /// Reused by the incremental path: the indices in `ops` of the joins of new variables alone
+    /// on all their constraints.
+    lone: Vec<usize>,
     /// Reused by [`MaxMinSystem::solve`].
     scratch: Changes,
 }
