@@ -417,6 +417,8 @@ impl MaxMinSystem {
     /// [`MaxMinSystem::merge_uses`]).
     pub fn add_variable_with(&mut self, penalty: f64, bound: f64, uses: &[(ConstraintId, f64)]) -> VariableId {
         let v = self.add_variable(penalty, bound);
+        // One allocation for a new slot's list, not one per doubling (a run's first comms).
+        self.vars[v.0 as usize].elems.reserve(uses.len());
         for &(c, weight) in uses {
             debug_assert!(
                 !self.vars[v.0 as usize].elems.iter().any(|u| u.cons == c),
