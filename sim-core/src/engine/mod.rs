@@ -488,6 +488,10 @@ impl Engine {
 
     /// Like [`Engine::next_notification`] but processes no event after `horizon`; when it stops
     /// there for lack of a notification, the clock is moved to `horizon` (if finite).
+    ///
+    /// The rare and heavy paths it reaches (the solve, clocks, a comm's data phase, profile
+    /// events) are kept out of line: inlined, their loop-invariant addresses were set up on every
+    /// call, about 50 instructions an event on the hold model, whose events need none of them.
     pub fn next_notification_until(&mut self, horizon: SimTime) -> Option<Notification> {
         loop {
             if let Some(note) = self.notes.pop_front() {
@@ -627,6 +631,7 @@ impl Engine {
     /// of which let a live activity progress (it would have an event), so nothing will ever
     /// happen again: activities left (e.g. an exec on a host whose speed dropped to 0 for good)
     /// never end, and the run stops instead of cycling for ever.
+    #[inline(never)] // out of the event loop's frame (see `next_notification_until`)
     fn only_cycles_left(&mut self, next: SimTime) -> bool {
         if !self.queue.is_empty() {
             self.quiet_since = None;
@@ -652,6 +657,7 @@ impl Engine {
     /// without end, so without this the queue (and memory) would grow with simulated time.
     /// Each live activity has at most one live event, so the check is a comparison of counts;
     /// the rebuild keeps the order of what stays, so results do not move.
+    #[inline(never)] // out of the event loop's frame (see `next_notification_until`)
     fn compact_queue_if_mostly_stale(&mut self) {
         const SLACK: usize = 4096;
         if self.queue.len() > 2 * self.active_activities() + SLACK {
@@ -671,6 +677,7 @@ impl Engine {
     /// Re-solves the max-min system and reschedules what changed: each clock whose level
     /// changed, once, and each activity whose rate changed on its own or which joined or left a
     /// clock.
+    #[inline(never)] // out of the event loop's frame (see `next_notification_until`)
     fn resolve(&mut self) {
         let mut changes = std::mem::take(&mut self.changes);
         changes.clear();
@@ -785,6 +792,7 @@ impl Engine {
         }
     }
 
+    #[inline(never)] // out of the event loop's frame (see `next_notification_until`)
     fn start_data_phase(&mut self, slot: Slot) {
         let route = self.activities[slot as usize].route;
         // The figures of the comm's start, moved by any latency change since (SimGrid computes
@@ -881,13 +889,22 @@ impl Engine {
         act.generation = act.generation.wrapping_add(1);
         act.serial = RELEASED;
         act.phase = Phase::Queued;
-        self.drop_from_clock(slot);
-        let act = &mut self.activities[slot as usize];
         if let Some(var) = act.variable() {
             act.var = NO_VARIABLE;
-            self.lmm.remove_variable(var);
+            self.release_variable(slot, var);
+        } else {
+            // Only an activity with a rate variable joins a clock.
+            debug_assert!(self.clock_of_activity(slot).is_none());
         }
         self.free_slots.push(slot);
+    }
+
+    /// Takes a released activity off its clock and its variable out of the max-min system. Out
+    /// of line, so that releasing a sleep (the hold model's every event) stays a few stores.
+    #[inline(never)]
+    fn release_variable(&mut self, slot: Slot, var: VariableId) {
+        self.drop_from_clock(slot);
+        self.lmm.remove_variable(var);
     }
 
     // ----- bottleneck clocks ---------------------------------------------------------------------
@@ -978,6 +995,7 @@ impl Engine {
     /// the order of the bottleneck's list of users: the order the exact solver would have
     /// queued their completions in at its last solve, so that ties reach the application in the
     /// same order in both modes.
+    #[inline(never)] // out of the event loop's frame (see `next_notification_until`)
     fn pop_clock_head(&mut self, clock: u32) -> Option<Slot> {
         let now = self.now;
         let mut due = std::mem::take(&mut self.due_scratch);
