@@ -1121,8 +1121,8 @@ fn still_on_clock(activities: &[Activity], activity_clock: &[u32], clock: u32, s
 /// What one [`Engine::step`] did.
 enum Step {
     /// An activity's completion is due: the caller completes it. The notification is built where
-    /// it is returned, not copied out of a `Step` (on the hold model, reading back the copy
-    /// stalled on store forwarding: a sixth of the time per event).
+    /// it is returned, not copied out of a `Step`: on the hold model, reading back that copy
+    /// stalled on store forwarding (a sixth of perf's samples; 5% an event once removed).
     Completed(Slot),
     /// An event was processed without a completion (it may have queued failure notifications).
     Handled,
