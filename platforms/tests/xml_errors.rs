@@ -46,6 +46,21 @@ fn malformed_xml() {
 }
 
 #[test]
+fn repeated_attribute_names_the_line_of_the_repeat_and_the_name() {
+    // XML 1.0 section 3.1: an attribute name appears at most once in a tag. The error points at
+    // the second occurrence, which here is on the tag's second line.
+    let e = error("<?xml version='1.0'?>\n<platform version=\"4.1\">\n<zone id=\"z\" routing=\"Full\">\n<host id=\"a\"\n speed=\"1f\" id=\"b\"/>\n</zone>\n</platform>\n");
+    assert!(matches!(e.kind, ErrorKind::Xml(_)));
+    assert_eq!(
+        e.to_string(),
+        "p.xml:5: malformed XML: attributes of <host>: duplicated attribute 'id'"
+    );
+    // Prefixed names are compared whole, as quick-xml's own check did.
+    let e = error("<platform version=\"4.1\" xmlns:a=\"u\" a:x=\"1\" a:x=\"2\"/>");
+    assert!(e.to_string().ends_with("duplicated attribute 'a:x'"), "{e}");
+}
+
+#[test]
 fn bad_unit_string() {
     assert_eq!(
         message("<host id=\"foo\" speed=\"12Qf\"/>"),
