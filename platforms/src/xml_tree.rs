@@ -326,8 +326,8 @@ impl<'i> Builder<'i> {
             let attr = attr.map_err(|e| self.attribute_error(&e, pos, name))?;
             let key = attr.key.into_inner();
             let full_name = self.input_slice(key, pos)?;
+            let at = self.offset_of(key).unwrap_or(pos);
             if self.names_seen.contains(&full_name) {
-                let at = self.offset_of(key).unwrap_or(pos);
                 return Err(self.error(
                     at,
                     format!("attributes of <{name}>: duplicated attribute '{full_name}'"),
@@ -341,7 +341,6 @@ impl<'i> Builder<'i> {
             if key.starts_with(b"xmlns:") {
                 continue; // a prefix declaration, not an attribute
             }
-            let at = self.offset_of(key).unwrap_or(pos);
             let (prefixed, local) = split_prefix(full_name);
             let raw = self.input_slice(&attr.value, at)?;
             let value = self.unescape(raw, at)?;
