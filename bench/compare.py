@@ -11,8 +11,10 @@ master/worker, target/simgrid_bot), then for each scenario and repetition runs, 
 other: SimGrid (`simgrid_bot`), gridsim straight on the engine (`bot_scenario`: platform +
 `schedulers::bot::run`, nothing else) and gridsim's CLI (`gridsim run` on a one-run experiment
 file, `--jobs 1 --no-plots`, in a temp dir). Each child's wall time and peak RSS come from
-os.wait4; the in-process "run" times are SimGrid's `Engine::run`, bot_scenario's engine +
-application, and the CLI's timing.csv `wall_s` (the family adapter's whole run).
+os.wait4; the in-process "run" times are SimGrid's `Engine::run` and bot_scenario's
+`Simulation::run` (the same span: both leave out building the constraints of the platform's
+resources and the teardown; bot_scenario prints those apart as `engine_wall_s`), and the CLI's
+timing.csv `wall_s` (the family adapter's whole run, engine construction included).
 
 The volunteer-computing scenario (issue 19) is a 100,000-host star (SimGrid cluster: private
 links to one backbone) with N = 1e6 tasks; SimGrid is given 10 minutes a run there (--sg-timeout)

@@ -407,8 +407,19 @@ pub fn run(
     config: BotConfig,
     policy: Box<dyn ChunkPolicy>,
 ) -> Result<(BotOutcome, EngineStats), String> {
-    let mut sim = Simulation::new(engine, MasterWorker::new(config, policy));
+    let mut sim = simulation(engine, config, policy);
     sim.run();
+    finish(&mut sim)
+}
+
+/// The application coupled to `engine`, not started: [`run`] in three steps, for a caller that
+/// times the simulation alone (`benches/bot_scenario.rs`, like SimGrid's `Engine::run`).
+pub fn simulation(engine: Engine, config: BotConfig, policy: Box<dyn ChunkPolicy>) -> Simulation<MasterWorker> {
+    Simulation::new(engine, MasterWorker::new(config, policy))
+}
+
+/// The outcome and work counters of a simulation that ran to its end, or its error.
+pub fn finish(sim: &mut Simulation<MasterWorker>) -> Result<(BotOutcome, EngineStats), String> {
     if let Some(err) = sim.app.error() {
         return Err(err.to_string());
     }

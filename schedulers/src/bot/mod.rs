@@ -25,7 +25,7 @@ pub mod tss;
 pub mod weighted_factoring;
 pub mod work_queue;
 
-pub use app::{run, BotConfig, BotOutcome, ChunkRecord, LostChunk, MasterWorker, TaskSizes};
+pub use app::{finish, run, simulation, BotConfig, BotOutcome, ChunkRecord, LostChunk, MasterWorker, TaskSizes};
 
 /// What a worker measured on its last chunk.
 #[derive(Clone, Copy, Debug, PartialEq)]

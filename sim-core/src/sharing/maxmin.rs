@@ -432,29 +432,44 @@ impl MaxMinSystem {
         v
     }
 
-    /// Appends a new element (v uses c), keeping the enabled elements first.
+    /// Appends a new element (v uses c), keeping the enabled elements first: an enabled
+    /// element takes the place of the first disabled one, which moves to the end (the order a
+    /// push and a swap give, written out: this runs a dozen times per comm, inlined into the
+    /// loop over a route's uses).
+    #[inline(always)]
     fn attach(&mut self, v: VariableId, c: ConstraintId, weight: f64) {
         let cons = &mut self.cons[c.0 as usize];
-        let var = &mut self.vars[v.0 as usize];
+        let var = &self.vars[v.0 as usize];
         let usage = weight / var.penalty;
-        cons.elems.push(Elem {
+        let elem = Elem {
             var: v,
             var_pos: var.elems.len() as u32,
             weight,
             usage,
-        });
-        let pos = (cons.elems.len() - 1) as u32;
-        var.elems.push(Use {
+        };
+        let end = cons.elems.len() as u32;
+        let pos = if var.penalty > 0.0 {
+            let first_disabled = cons.enabled;
+            cons.enabled += 1;
+            if first_disabled < end {
+                let moved = cons.elems[first_disabled as usize];
+                cons.elems[first_disabled as usize] = elem;
+                cons.elems.push(moved);
+                self.vars[moved.var.0 as usize].elems[moved.var_pos as usize].pos = end;
+            } else {
+                cons.elems.push(elem);
+            }
+            first_disabled
+        } else {
+            cons.elems.push(elem);
+            end
+        };
+        self.vars[v.0 as usize].elems.push(Use {
             cons: c,
             pos,
             weight,
             usage,
         });
-        if var.penalty > 0.0 {
-            let enabled = self.cons[c.0 as usize].enabled;
-            self.swap_elems(c, pos, enabled);
-            self.cons[c.0 as usize].enabled += 1;
-        }
     }
 
     /// Swaps two elements of a constraint's list and repairs the variables' back-pointers.
@@ -499,6 +514,35 @@ impl MaxMinSystem {
         self.dirty_vars.push(v);
     }
 
+    /// Panics unless every element and its variable's entry point at each other and every
+    /// constraint lists its enabled users first: what `attach`, `remove_variable` and
+    /// `set_penalty` keep while they move elements (checked by the randomized tests).
+    #[cfg(test)]
+    pub(crate) fn assert_lists_consistent(&self) {
+        for (c, cons) in self.cons.iter().enumerate() {
+            for (i, e) in cons.elems.iter().enumerate() {
+                let var = &self.vars[e.var.0 as usize];
+                let u = &var.elems[e.var_pos as usize];
+                assert_eq!(
+                    (u.cons.0 as usize, u.pos as usize),
+                    (c, i),
+                    "element {i} of constraint {c}"
+                );
+                assert_eq!(i < cons.enabled as usize, var.penalty > 0.0, "split of constraint {c}");
+            }
+        }
+        for (v, var) in self.vars.iter().enumerate() {
+            for (k, u) in var.elems.iter().enumerate() {
+                let e = &self.cons[u.cons.0 as usize].elems[u.pos as usize];
+                assert_eq!(
+                    (e.var.0 as usize, e.var_pos as usize),
+                    (v, k),
+                    "use {k} of variable {v}"
+                );
+            }
+        }
+    }
+
     /// Changes a variable's bound (`f64::INFINITY` for none).
     pub fn set_bound(&mut self, v: VariableId, bound: f64) {
         self.vars[v.0 as usize].bound = bound;
@@ -514,29 +558,37 @@ impl MaxMinSystem {
     /// Removes a variable; its constraints are re-solved at the next [`MaxMinSystem::solve`].
     pub fn remove_variable(&mut self, v: VariableId) {
         self.note_leave(v);
+        // v's own list is taken out while its elements leave: the moves below only ever touch
+        // other variables' entries (v uses each constraint once).
+        let uses = std::mem::take(&mut self.vars[v.0 as usize].elems);
         let enabled = self.vars[v.0 as usize].penalty > 0.0;
-        for k in 0..self.vars[v.0 as usize].elems.len() {
-            let Use { cons: c, mut pos, .. } = self.vars[v.0 as usize].elems[k];
+        for u in &uses {
+            let c = u.cons;
+            let cons = &mut self.cons[c.0 as usize];
+            let mut pos = u.pos;
             if enabled {
-                // Move it to the end of the enabled part first, so the split stays intact.
-                let last_enabled = self.cons[c.0 as usize].enabled - 1;
-                self.swap_elems(c, pos, last_enabled);
-                self.cons[c.0 as usize].enabled -= 1;
-                pos = last_enabled;
+                // The last enabled element takes v's place, so the split stays intact (the order
+                // a swap gives: the removal below drops v's now-vacant slot at `last_enabled`).
+                let last_enabled = cons.enabled - 1;
+                cons.enabled = last_enabled;
+                if pos != last_enabled {
+                    let moved = cons.elems[last_enabled as usize];
+                    cons.elems[pos as usize] = moved;
+                    self.vars[moved.var.0 as usize].elems[moved.var_pos as usize].pos = pos;
+                    pos = last_enabled;
+                }
                 // Nobody left on it: no share to hand back, nothing to re-solve.
                 if last_enabled > 0 {
                     self.dirty_cons.push(c);
                 }
             }
-            let cons = &mut self.cons[c.0 as usize];
             cons.elems.swap_remove(pos as usize);
             if let Some(moved) = cons.elems.get(pos as usize) {
                 self.vars[moved.var.0 as usize].elems[moved.var_pos as usize].pos = pos;
             }
         }
-        let elems = std::mem::take(&mut self.vars[v.0 as usize].elems);
         let var = &mut self.vars[v.0 as usize];
-        var.elems = elems;
+        var.elems = uses;
         var.elems.clear();
         var.alive = false;
         var.value = 0.0;
