@@ -57,8 +57,13 @@ fn route(rng: &mut impl Rng, cons: &[ConstraintId], hubs: usize) -> Vec<(Constra
 
 /// Runs `steps` random changes on a fast and an exact system; returns how many solves the fast
 /// one did incrementally.
+///
+/// Every third seed runs a TCP-window regime: 97% of the flows are held by a bound a few
+/// decades below the capacities, so that many components are fixed by bounds alone, or by
+/// bounds and a link together; in the others a flow has a bound one time in five.
 fn compare(seed: u64, steps: usize) -> u64 {
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+    let window = seed % 3 == 0;
     let mut fast = MaxMinSystem::with_mode(SharingMode::Fast);
     let mut exact = MaxMinSystem::with_mode(SharingMode::Exact);
     let (cons, hubs) = constraints(&mut rng, &mut [&mut fast, &mut exact]);
@@ -79,10 +84,10 @@ fn compare(seed: u64, steps: usize) -> u64 {
                 } else {
                     rng.gen_range(0.01..0.5)
                 };
-                let bound = if rng.gen_bool(0.2) {
-                    10f64.powf(rng.gen_range(5.0..8.0))
-                } else {
-                    f64::INFINITY
+                let bound = match (window, rng.gen_bool(if window { 0.97 } else { 0.2 })) {
+                    (true, true) => 10f64.powf(rng.gen_range(2.0..4.7)),
+                    (false, true) => 10f64.powf(rng.gen_range(5.0..8.0)),
+                    (_, false) => f64::INFINITY,
                 };
                 let a = fast.add_variable_with(penalty, bound, &uses);
                 let b = exact.add_variable_with(penalty, bound, &uses);
@@ -154,6 +159,8 @@ proptest! {
 #[test]
 fn the_incremental_path_is_taken_on_random_scenarios() {
     // Without this, the comparison above could pass with every solve falling back to a fill.
-    let incremental: u64 = (0..20).map(|seed| compare(seed, 300)).sum();
+    // (Seeds that are multiples of 3 run the TCP-window regime, where few components have one
+    // bottleneck.)
+    let incremental: u64 = (0..30).filter(|s| s % 3 != 0).map(|seed| compare(seed, 300)).sum();
     assert!(incremental > 20 * 300 / 20, "only {incremental} incremental solves");
 }
