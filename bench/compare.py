@@ -258,9 +258,12 @@ def main():
     for name, n, reps, meas, base in results:
         sg, gs = med(meas, "simgrid", "run"), med(meas, "direct", "run")
         sgp, clip = med(meas, "simgrid", "proc"), med(meas, "cli", "proc")
-        verdict = "met" if sg / gs >= 20 and sgp / clip >= 20 else ("n/a" if sg != sg else "MISSED")
-        print(f"- >= 20x faster than SimGrid, {name}: {verdict} (run {ratio(sg, gs)}, whole process via "
-              f"`gridsim run` {ratio(sgp, clip)})")
+        # Issue 19 states its ratios on the in-process time; issue 5 also asked it of the whole
+        # process (platform loading included), so both verdicts are printed.
+        def verdict(a, b):
+            return "n/a" if a != a else ("met" if a / b >= 20 else "MISSED")
+        print(f"- >= 20x faster than SimGrid, {name}: in-process {verdict(sg, gs)} (run {ratio(sg, gs)}); "
+              f"whole process via `gridsim run` {verdict(sgp, clip)} ({ratio(sgp, clip)})")
     for name, n, reps, meas, base in results:
         if name == "cluster1000-wq" and n == 1_000_000:
             gs, gsp, clip = (med(meas, s, f) for s, f in (("direct", "run"), ("direct", "proc"), ("cli", "proc")))
