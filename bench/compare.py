@@ -9,8 +9,8 @@
 Builds `cargo build --release`, the `bot_scenario` bench binary and bench/build.sh (SimGrid's
 master/worker, target/simgrid_bot), then for each scenario and repetition runs, one after the
 other: SimGrid (`simgrid_bot`), gridsim straight on the engine (`bot_scenario`: platform +
-`schedulers::bot::run`, nothing else) and gridsim's CLI (`gridsim run` on a one-run experiment
-file, `--jobs 1 --no-plots`, in a temp dir). Each child's wall time and peak RSS come from
+`schedulers::bot`'s master/worker, nothing else) and gridsim's CLI (`gridsim run` on a one-run
+experiment file, `--jobs 1 --no-plots`, in a temp dir). Each child's wall time and peak RSS come from
 os.wait4; the in-process "run" times are SimGrid's `Engine::run` and bot_scenario's
 `Simulation::run` (the same span: both leave out building the constraints of the platform's
 resources and the teardown; bot_scenario prints those apart as `engine_wall_s`), and the CLI's

@@ -1,4 +1,4 @@
-//! One bag-of-tasks scenario straight on the engine (`schedulers::bot::run`), for
+//! One bag-of-tasks scenario straight on the engine (`schedulers::bot`'s master/worker), for
 //! `bench/compare.py` and `bench/scaling.py`: no experiment file, no CSV, no per-chunk table, so
 //! its wall time and peak memory are the engine's and the master/worker application's alone.
 //! (`gridsim run` measures the same simulation through the `bot` family adapter.)
@@ -14,8 +14,9 @@
 //! setup_wall_s (platform), run_wall_s (the simulation, `Simulation::run`: the span SimGrid's
 //! `Engine::run` is timed over; with `--repeat K` the median of K runs in this process),
 //! engine_wall_s (building the engine's constraints and dropping the engine, outside that span
-//! as SimGrid's platform loading and teardown are), repeat, allocations (heap allocations and reallocations made by the
-//! last run: a warm engine makes none per event, so this stays far below the event count),
+//! as SimGrid's platform loading and teardown are), repeat, allocations (heap allocations and
+//! reallocations made by the last run: a warm engine makes none per event, so this stays far
+//! below the event count),
 //! peak_rss_kb (VmHWM), and the engine's work counters (`sim_core::EngineStats`, deterministic):
 //! stale_events, rate_changes, clock_joins, clock_level_changes, solves, incremental, components,
 //! lone_components, elements_scanned, rounds. `--sharing exact` runs the reference solver
@@ -214,11 +215,7 @@ fn main() {
     };
     // Short runs (a few ms) are timed several times in one process (`--repeat K`): the median
     // is reported, so one scheduler hiccup does not decide the figure.
-    //
-    // The timed span is the simulation itself (`Simulation::run`), as SimGrid's `run_wall_s` is
-    // its `Engine::run`: building the engine's constraints (SimGrid does it while loading the
-    // platform) and dropping the engine (SimGrid's teardown) are timed apart, as
-    // `engine_wall_s`.
+    // Only `Simulation::run` is in `run_wall_s` (see the module docs).
     let mut walls = Vec::with_capacity(o.repeat);
     let mut engine_walls = Vec::with_capacity(o.repeat);
     let mut result = None;
