@@ -804,7 +804,7 @@ impl Engine {
         );
         let var = self
             .lmm
-            .add_variable_with(penalty, bound, &self.routes[route as usize].uses);
+            .add_variable_keyed(penalty, bound, &self.routes[route as usize].uses, route);
         self.own_variable(slot, var);
         self.begin_running(slot);
     }

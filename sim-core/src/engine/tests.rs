@@ -41,17 +41,30 @@ fn chain(links: &[(f64, f64)]) -> (Platform, HostId, HostId) {
     (p, a, b)
 }
 
+/// Links of 10 MB/s (10 ms) and 1 MB/s (5 ms) in series.
+const TWO_LINKS: [(f64, f64); 2] = [(1e7, 0.010), (1e6, 0.005)];
+
+/// LV08's duration of `s` bytes alone on [`TWO_LINKS`]: L = 0.015, both links are on the
+/// reverse route too, so w = 1.05: T = 13.01 L + S / (0.97 min(1e6 / 1.05, 4194304 / (2 L))).
+fn alone_on_two_links(s: f64) -> f64 {
+    let l = 0.015;
+    13.01 * l + s / (0.97 * f64::min(1e6 / 1.05, 4194304.0 / (2.0 * l)))
+}
+
+/// An engine on [`TWO_LINKS`] with a comm of `s` bytes from a to b started (tag 1).
+fn one_comm_on_two_links(s: f64) -> (Engine, HostId, HostId) {
+    let (p, a, b) = chain(&TWO_LINKS);
+    let mut e = Engine::new(Arc::new(p)).unwrap();
+    e.start_comm(a, b, s, 1).unwrap();
+    (e, a, b)
+}
+
 #[test]
 fn one_flow_alone_matches_the_lv08_formula() {
-    // Links of 10 MB/s (10 ms) and 1 MB/s (5 ms): L = 0.015, both links are on the reverse route
-    // too, so w = 1.05: T = 13.01 L + S / (0.97 min(1e6 / 1.05, 4194304 / (2 L))).
-    let (p, a, b) = chain(&[(1e7, 0.010), (1e6, 0.005)]);
-    let mut e = Engine::new(Arc::new(p)).unwrap();
     let s = 5e6;
-    e.start_comm(a, b, s, 7).unwrap();
+    let (mut e, ..) = one_comm_on_two_links(s);
     let out = drain(&mut e);
-    let l = 0.015;
-    let expected = 13.01 * l + s / (0.97 * f64::min(1e6 / 1.05, 4194304.0 / (2.0 * l)));
+    let expected = alone_on_two_links(s);
     assert_eq!(out.len(), 1);
     assert!(rel_close(out[0].1, expected, 1e-12), "{} vs {expected}", out[0].1);
 }
@@ -412,6 +425,36 @@ fn comms_started_after_a_link_change_use_the_new_latency_and_bandwidth() {
     let expected = 4.0 + 13.01 * l + s / (0.97 * f64::min(0.5e7 / 1.05, 4194304.0 / (2.0 * l)));
     let got = done.expect("the second comm completes");
     assert!(rel_close(got, expected, 1e-12), "{got} vs {expected}");
+    // The route's first scan of its link (solving the first comm alone) went stale with the
+    // bandwidth change: the second comm scanned the link again.
+    assert_eq!(e.stats().solver.lone_scans_reused, 0);
+}
+
+#[test]
+fn a_comm_alone_on_a_route_reuses_the_last_comms_scan_of_its_links() {
+    // Two comms one after the other on the same two-link route, each alone: the second takes
+    // the route's levels from the first one's scan, and takes the same closed-form time.
+    let s = 5e6;
+    let (mut e, a, b) = one_comm_on_two_links(s);
+    let mut ends = Vec::new();
+    while let Some(note) = e.next_notification() {
+        if let Notification::Completed { tag, .. } = note {
+            ends.push(e.now().secs());
+            if tag == 1 {
+                e.start_comm(a, b, s, 2).unwrap();
+            }
+        }
+    }
+    let duration = alone_on_two_links(s);
+    assert_eq!(ends.len(), 2);
+    assert!(rel_close(ends[0], duration, 1e-12), "{} vs {duration}", ends[0]);
+    assert!(
+        rel_close(ends[1], 2.0 * duration, 1e-12),
+        "{} vs {}",
+        ends[1],
+        2.0 * duration
+    );
+    assert_eq!(e.stats().solver.lone_scans_reused, 1);
 }
 
 /// One core of 1 flop/s. A (10 flops) runs alone from 0; B (4 flops) joins at 2 and the two

@@ -4,7 +4,8 @@
 //! incremental path starts from).
 
 use super::{
-    Changes, MaxMinSystem, Sharing, SharingMode, Use, VariableId, CLOCK_MIN_MEMBERS, LEVEL_TOLERANCE, NO_CONSTRAINT,
+    Changes, LoneScan, MaxMinSystem, Sharing, SharingMode, Use, VariableId, CLOCK_MIN_MEMBERS, LEVEL_TOLERANCE,
+    NO_CONSTRAINT, NO_KEY,
 };
 
 impl MaxMinSystem {
@@ -234,28 +235,7 @@ impl MaxMinSystem {
             0.0
         } else {
             let bound_level = var.bound * var.penalty;
-            // The smallest constraint level, which constraint has it (the first), and the next.
-            let (mut best, mut best_c, mut next) = (f64::INFINITY, NO_CONSTRAINT, f64::INFINITY);
-            for &Use {
-                cons: c,
-                weight: w,
-                usage,
-                ..
-            } in &var.elems
-            {
-                if w > 0.0 {
-                    // Usage starts at 0 and this is its only unfixed user (max(0, u) = 0 + u:
-                    // `usage` is positive, so adding it to 0 gives it back bit for bit).
-                    let level = self.cons[c.0 as usize].capacity.max(0.0) / usage;
-                    if level < best {
-                        next = best;
-                        best = level;
-                        best_c = c.0;
-                    } else {
-                        next = next.min(level);
-                    }
-                }
-            }
+            let (best, best_c, next) = self.lone_scan(v);
             let level = bound_level.min(best);
             if self.mode == SharingMode::Fast
                 && best_c != NO_CONSTRAINT
@@ -269,6 +249,7 @@ impl MaxMinSystem {
                 info.level = best;
                 component = best_c;
             }
+            let var = &self.vars[v.0 as usize];
             if level.is_infinite() {
                 f64::INFINITY
             } else {
@@ -280,5 +261,52 @@ impl MaxMinSystem {
         var.clock = NO_CONSTRAINT;
         var.component = component;
         self.report(v, old, old_clock, changes);
+    }
+
+    /// The smallest constraint level of a lone variable's uses, the first constraint that has
+    /// it and the next smallest level: from its key's last scan if that still holds (see
+    /// [`LoneScan`]), else scanned (and recorded under its key).
+    #[inline]
+    fn lone_scan(&mut self, v: VariableId) -> (f64, u32, f64) {
+        let var = &self.vars[v.0 as usize];
+        let key = var.key;
+        if key != NO_KEY {
+            let scan = &self.lone_scans[key as usize];
+            if scan.capacity_epoch == self.capacity_epoch && scan.penalty_bits == var.penalty.to_bits() {
+                self.stats.lone_scans_reused += 1;
+                return (scan.best, scan.best_c, scan.next);
+            }
+        }
+        let (mut best, mut best_c, mut next) = (f64::INFINITY, NO_CONSTRAINT, f64::INFINITY);
+        for &Use {
+            cons: c,
+            weight: w,
+            usage,
+            ..
+        } in &var.elems
+        {
+            if w > 0.0 {
+                // Usage starts at 0 and this is its only unfixed user (max(0, u) = 0 + u:
+                // `usage` is positive, so adding it to 0 gives it back bit for bit).
+                let level = self.cons[c.0 as usize].capacity.max(0.0) / usage;
+                if level < best {
+                    next = best;
+                    best = level;
+                    best_c = c.0;
+                } else {
+                    next = next.min(level);
+                }
+            }
+        }
+        if key != NO_KEY {
+            self.lone_scans[key as usize] = LoneScan {
+                capacity_epoch: self.capacity_epoch,
+                penalty_bits: var.penalty.to_bits(),
+                best,
+                best_c,
+                next,
+            };
+        }
+        (best, best_c, next)
     }
 }

@@ -5,7 +5,7 @@
 use proptest::prelude::*;
 use rand::{Rng, SeedableRng};
 
-use super::super::{ConstraintId, MaxMinSystem, Sharing, SharingMode, VariableId};
+use super::super::{ConstraintId, MaxMinSystem, Sharing, SharingMode, SolverStats, VariableId};
 
 /// A random "platform": `hubs` shared links that many flows cross (a master's link, a
 /// backbone), and private links, some FATPIPE; capacities over four decades, or, in half the
@@ -35,18 +35,36 @@ fn constraints(rng: &mut impl Rng, sys: &mut [&mut MaxMinSystem; 2]) -> (Vec<Con
     (ids, hubs)
 }
 
-/// A flow's route: one or two hubs and up to three private links, with SimGrid's cross-traffic
-/// weight on some (the reverse route's 0.05 merged into 1.05).
-fn route(rng: &mut impl Rng, cons: &[ConstraintId], hubs: usize) -> Vec<(ConstraintId, f64)> {
+/// Which links a route crosses.
+#[derive(Clone, Copy, PartialEq)]
+enum Crosses {
+    /// One or two hubs and up to three private links.
+    Both,
+    /// One or two hubs only.
+    Hubs,
+    /// One to four private links only: such flows are often alone on their links.
+    Private,
+}
+
+/// A flow's route, with SimGrid's cross-traffic weight on some links (the reverse route's 0.05
+/// merged into 1.05).
+fn route(rng: &mut impl Rng, cons: &[ConstraintId], hubs: usize, crosses: Crosses) -> Vec<(ConstraintId, f64)> {
     let mut uses: Vec<(ConstraintId, f64)> = Vec::new();
     let mut add = |c: ConstraintId, w: f64| {
         if !uses.iter().any(|u| u.0 == c) {
             uses.push((c, w));
         }
     };
-    add(cons[rng.gen_range(0..hubs)], 1.0);
-    if rng.gen_bool(0.2) {
-        add(cons[rng.gen_range(0..hubs)], 1.05);
+    if crosses == Crosses::Private {
+        add(cons[rng.gen_range(hubs..cons.len())], 1.05);
+    } else {
+        add(cons[rng.gen_range(0..hubs)], 1.0);
+        if rng.gen_bool(0.2) {
+            add(cons[rng.gen_range(0..hubs)], 1.05);
+        }
+        if crosses == Crosses::Hubs {
+            return uses;
+        }
     }
     for _ in 0..rng.gen_range(0..4) {
         let w = if rng.gen_bool(0.3) { 1.05 } else { 1.0 };
@@ -55,20 +73,34 @@ fn route(rng: &mut impl Rng, cons: &[ConstraintId], hubs: usize) -> Vec<(Constra
     uses
 }
 
-/// Runs `steps` random changes on a fast and an exact system; returns how many solves the fast
-/// one did incrementally.
+/// A route of the engine's cache: its uses, the penalty of the comms on it, and its key.
+struct CachedRoute {
+    uses: Vec<(ConstraintId, f64)>,
+    penalty: f64,
+    key: u32,
+}
+
+/// Runs `steps` random changes on a fast and an exact system; returns the fast one's counters.
+///
+/// Seeds one above a multiple of 3 run a lone-flow regime: half the flows take a route of a
+/// cache, as the engine's comms do, and the fast system adds them under the route's key (so a
+/// flow alone on its links reuses the route's last scan), the exact one without; one in five
+/// takes another penalty than its route's usual one. Half the cached routes cross private links
+/// only and every other flow hubs only, so that the former are often alone on their links.
 ///
 /// Every third seed runs a TCP-window regime: 97% of the flows are held by a bound a few
 /// decades below the capacities, so that many components are fixed by bounds alone, or by
 /// bounds and a link together; in the others a flow has a bound one time in five.
-fn compare(seed: u64, steps: usize) -> u64 {
+fn compare(seed: u64, steps: usize) -> SolverStats {
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
     let window = seed % 3 == 0;
+    let lone = seed % 3 == 1;
     let mut fast = MaxMinSystem::with_mode(SharingMode::Fast);
     let mut exact = MaxMinSystem::with_mode(SharingMode::Exact);
     let (cons, hubs) = constraints(&mut rng, &mut [&mut fast, &mut exact]);
     let mut live: Vec<VariableId> = Vec::new();
     let mut before: Vec<f64> = Vec::new();
+    let mut cache: Vec<CachedRoute> = Vec::new();
     for step in 0..steps {
         // One to three changes per solve, mostly flows joining and leaving (what the engine
         // does; at least 24 flows live, so hubs carry components big enough for the incremental
@@ -76,20 +108,41 @@ fn compare(seed: u64, steps: usize) -> u64 {
         for _ in 0..rng.gen_range(1..=3) {
             let roll = rng.gen_range(0..100);
             if roll < 45 || live.len() < 24 {
-                let uses = route(&mut rng, &cons, hubs);
+                let cached = lone && rng.gen_bool(0.5);
+                if cached && (cache.len() < 40 && rng.gen_bool(0.3) || cache.is_empty()) {
+                    let crosses = if rng.gen_bool(0.5) {
+                        Crosses::Private
+                    } else {
+                        Crosses::Hubs
+                    };
+                    cache.push(CachedRoute {
+                        uses: route(&mut rng, &cons, hubs, crosses),
+                        penalty: rng.gen_range(0.01..0.5),
+                        key: cache.len() as u32,
+                    });
+                }
+                let pick = cached.then(|| rng.gen_range(0..cache.len()));
+                let uses = match pick {
+                    Some(i) => cache[i].uses.clone(),
+                    None if lone => route(&mut rng, &cons, hubs, Crosses::Hubs),
+                    None => route(&mut rng, &cons, hubs, Crosses::Both),
+                };
                 // Some flows join disabled (penalty 0, a comm in its latency phase in SimGrid):
                 // their elements sit after the enabled ones, which joins and leaves move around.
-                let penalty = if rng.gen_bool(0.05) {
-                    0.0
-                } else {
-                    rng.gen_range(0.01..0.5)
+                let penalty = match pick {
+                    _ if rng.gen_bool(0.05) => 0.0,
+                    Some(i) if rng.gen_bool(0.8) => cache[i].penalty,
+                    _ => rng.gen_range(0.01..0.5),
                 };
                 let bound = match (window, rng.gen_bool(if window { 0.97 } else { 0.2 })) {
                     (true, true) => 10f64.powf(rng.gen_range(2.0..4.7)),
                     (false, true) => 10f64.powf(rng.gen_range(5.0..8.0)),
                     (_, false) => f64::INFINITY,
                 };
-                let a = fast.add_variable_with(penalty, bound, &uses);
+                let a = match pick {
+                    Some(i) => fast.add_variable_keyed(penalty, bound, &uses, cache[i].key),
+                    None => fast.add_variable_with(penalty, bound, &uses),
+                };
                 let b = exact.add_variable_with(penalty, bound, &uses);
                 assert_eq!(a, b);
                 live.push(a);
@@ -144,7 +197,7 @@ fn compare(seed: u64, steps: usize) -> u64 {
             }
         }
     }
-    fast.stats().incremental
+    fast.stats()
 }
 
 proptest! {
@@ -160,7 +213,23 @@ proptest! {
 fn the_incremental_path_is_taken_on_random_scenarios() {
     // Without this, the comparison above could pass with every solve falling back to a fill.
     // (Seeds that are multiples of 3 run the TCP-window regime, where few components have one
-    // bottleneck.)
-    let incremental: u64 = (0..30).filter(|s| s % 3 != 0).map(|seed| compare(seed, 300)).sum();
-    assert!(incremental > 20 * 300 / 20, "only {incremental} incremental solves");
+    // bottleneck; seeds one above run the lone-flow regime.)
+    let stats: Vec<(u64, SolverStats)> = (0..30)
+        .filter(|s| s % 3 != 0)
+        .map(|seed| (seed, compare(seed, 300)))
+        .collect();
+    let incremental: u64 = stats
+        .iter()
+        .filter(|(seed, _)| seed % 3 == 2)
+        .map(|(_, s)| s.incremental)
+        .sum();
+    // At least one solve in 20, over the 10 seeds of the plain regime.
+    assert!(incremental > 10 * 300 / 20, "only {incremental} incremental solves");
+    // Nor with every lone flow of a cached route scanning its links anew.
+    let reused: u64 = stats
+        .iter()
+        .filter(|(seed, _)| seed % 3 == 1)
+        .map(|(_, s)| s.lone_scans_reused)
+        .sum();
+    assert!(reused > 10, "only {reused} lone scans reused");
 }

@@ -127,6 +127,40 @@ struct Variable {
     fixed: bool,
     /// The constraint that fixed it in this solve ([`NO_CONSTRAINT`]: its bound or penalty).
     fixed_by: u32,
+    /// The key its list of uses was given under ([`MaxMinSystem::add_variable_keyed`]), whose
+    /// [`LoneScan`] it may reuse; [`NO_KEY`] for none, or once the list was expanded.
+    key: u32,
+}
+
+/// No key: a variable whose list of uses is its own (see [`MaxMinSystem::add_variable_keyed`]).
+const NO_KEY: u32 = u32::MAX;
+
+/// What [`MaxMinSystem::fill_alone`] found the last time it scanned a key's list of uses: the
+/// smallest constraint level, the first constraint that has it, and the next smallest. They
+/// depend only on the list (fixed per key), the capacities and the penalty (which sets each
+/// use's usage, `weight / penalty`), so they hold while no capacity changed and the penalty is
+/// the same to the bit; reusing them gives the scan's values exactly.
+#[derive(Clone, Copy, Debug)]
+struct LoneScan {
+    /// [`MaxMinSystem::capacity_epoch`] when scanned; `u64::MAX` before the first scan.
+    capacity_epoch: u64,
+    /// Bits of the penalty the usages were computed with.
+    penalty_bits: u64,
+    best: f64,
+    best_c: u32,
+    next: f64,
+}
+
+impl Default for LoneScan {
+    fn default() -> Self {
+        LoneScan {
+            capacity_epoch: u64::MAX,
+            penalty_bits: 0,
+            best: f64::INFINITY,
+            best_c: NO_CONSTRAINT,
+            next: f64::INFINITY,
+        }
+    }
 }
 
 /// No constraint (a variable on no bottleneck clock, or not in a one-bottleneck component).
@@ -237,6 +271,9 @@ pub struct SolverStats {
     /// Solves handled by the incremental path (a flow joining or leaving a one-bottleneck
     /// component), without a component search or a fill.
     pub incremental: u64,
+    /// Flows alone on their links whose levels came from their route's last scan (see
+    /// [`MaxMinSystem::add_variable_keyed`]) instead of a division per link.
+    pub lone_scans_reused: u64,
 }
 
 /// A max-min system. See the module docs for the model.
@@ -273,6 +310,11 @@ pub struct MaxMinSystem {
     lone: Vec<usize>,
     /// Reused by [`MaxMinSystem::solve`].
     scratch: Changes,
+    /// Changes of any constraint's capacity so far: a [`LoneScan`] made before the last one is
+    /// stale.
+    capacity_epoch: u64,
+    /// The last scan of each key's list of uses by [`MaxMinSystem::fill_alone`], by key.
+    lone_scans: Vec<LoneScan>,
 }
 
 /// Relative tolerance for "this constraint saturates at the current level": levels equal up to
@@ -320,6 +362,7 @@ impl MaxMinSystem {
     /// Changes a resource's capacity (e.g. a speed profile event).
     pub fn set_capacity(&mut self, c: ConstraintId, capacity: f64) {
         self.cons[c.0 as usize].capacity = capacity;
+        self.capacity_epoch += 1;
         self.dirty_cons.push(c);
         self.ops_incremental = false;
     }
@@ -344,6 +387,7 @@ impl MaxMinSystem {
             component: NO_CONSTRAINT,
             fixed: false,
             fixed_by: NO_CONSTRAINT,
+            key: NO_KEY,
         };
         let id = match self.free_vars.pop() {
             Some(slot) => {
@@ -380,6 +424,8 @@ impl MaxMinSystem {
         if !var.fresh {
             self.ops_incremental = false;
         }
+        // Its list is its own from now on.
+        var.key = NO_KEY;
         if let Some(u) = var.elems.iter_mut().find(|u| u.cons == c) {
             let cons = &mut self.cons[c.0 as usize];
             u.weight = cons.sharing.combine(u.weight, weight);
@@ -427,6 +473,29 @@ impl MaxMinSystem {
             self.attach(v, c, weight);
             if penalty > 0.0 {
                 self.dirty_cons.push(c);
+            }
+        }
+        v
+    }
+
+    /// [`MaxMinSystem::add_variable_with`] for a list of uses that many variables share (a
+    /// network route's), named by `key`: every variable added under one key must be given the
+    /// same `uses`. When such a variable is alone on its constraints, the solve reuses the last
+    /// scan of the list under its key while no capacity changed and the penalty is the same (a
+    /// comm alone on a 10–17-link route otherwise divides every link's capacity again). Keys
+    /// index a table: keep them dense (the engine passes its route cache's indices).
+    pub fn add_variable_keyed(
+        &mut self,
+        penalty: f64,
+        bound: f64,
+        uses: &[(ConstraintId, f64)],
+        key: u32,
+    ) -> VariableId {
+        let v = self.add_variable_with(penalty, bound, uses);
+        if key != NO_KEY {
+            self.vars[v.0 as usize].key = key;
+            if self.lone_scans.len() <= key as usize {
+                self.lone_scans.resize(key as usize + 1, LoneScan::default());
             }
         }
         v

@@ -439,3 +439,38 @@ fn a_flow_leaving_flows_held_by_their_bounds_leaves_the_exact_values() {
     same(&fast, &exact, &[second]);
     assert_eq!(fast.value(second), fast.bound(second));
 }
+
+#[test]
+fn a_keyed_flow_alone_reuses_its_routes_scan_only_while_it_holds() {
+    // One route of three links (cross-traffic weights as SimGrid merges them), its flows added
+    // under one key, one at a time, so that each is alone and solved by the one-round shortcut.
+    // Expected values by hand: a lone flow's value is min(capacity / weight) over its links
+    // (times penalty / penalty), so it follows the narrowest link as capacities change.
+    let mut sys = MaxMinSystem::new();
+    let a = sys.add_constraint(10.0, Sharing::Shared);
+    let b = sys.add_constraint(4.0, Sharing::Shared);
+    let c = sys.add_constraint(7.0, Sharing::Shared);
+    let uses = [(a, 1.0), (b, 1.05), (c, 0.05)];
+    let alone = |sys: &mut MaxMinSystem, penalty: f64| {
+        let v = sys.add_variable_keyed(penalty, f64::INFINITY, &uses, 0);
+        solve(sys);
+        let value = sys.value(v);
+        sys.remove_variable(v);
+        solve(sys);
+        value
+    };
+    assert_eq!(alone(&mut sys, 1.0), 4.0 / 1.05);
+    // Scanned once, reused: the same value.
+    assert_eq!(alone(&mut sys, 1.0), 4.0 / 1.05);
+    // The narrowest link changes: the last scan no longer holds.
+    sys.set_capacity(b, 1.0);
+    solve(&mut sys);
+    assert_eq!(alone(&mut sys, 1.0), 1.0 / 1.05);
+    sys.set_capacity(b, 400.0);
+    solve(&mut sys);
+    assert_eq!(alone(&mut sys, 1.0), 10.0);
+    // Another penalty: the usages differ, so the levels are scanned again (a stale scan would
+    // give 10 / 4 here).
+    assert_eq!(alone(&mut sys, 4.0), (10.0 / (1.0 / 4.0)) / 4.0);
+    assert_eq!(alone(&mut sys, 1.0), 10.0);
+}
