@@ -431,6 +431,34 @@ fn comms_started_after_a_link_change_use_the_new_latency_and_bandwidth() {
 }
 
 #[test]
+fn a_bandwidth_change_that_keeps_the_penalty_still_refreshes_a_routes_scan() {
+    // The raw model: no RTT penalty (every comm's penalty is 1) and T = L + S / B. The link
+    // goes from 10 MB/s to 5 MB/s at t = 3, which leaves the penalty as it was, so only the
+    // solver's count of capacity changes tells the route's scan (made for the first comm) is
+    // stale. A comm of 1 MB started at t = 4 ends at 4 + 0.01 + 1e6 / 5e6 (a stale scan would
+    // give 4 + 0.01 + 1e6 / 1e7).
+    let (mut p, a, b) = chain(&[(1e7, 0.010)]);
+    p.links[0].bandwidth_profile = Some(Profile::new(vec![(3.0, 5e6)], None).unwrap());
+    let mut e = Engine::with_params(Arc::new(p), NetworkParams::raw());
+    e.start_comm(a, b, 1e3, 1).unwrap();
+    e.sleep(4.0, 2);
+    let mut done = None;
+    while let Some(note) = e.next_notification() {
+        match note {
+            Notification::Completed { tag: 2, .. } => {
+                e.start_comm(a, b, 1e6, 3).unwrap();
+            }
+            Notification::Completed { tag: 3, .. } => done = Some(e.now().secs()),
+            _ => {}
+        }
+    }
+    let expected = 4.0 + 0.010 + 1e6 / 5e6;
+    let got = done.expect("the second comm completes");
+    assert!(rel_close(got, expected, 1e-12), "{got} vs {expected}");
+    assert_eq!(e.stats().solver.lone_scans_reused, 0);
+}
+
+#[test]
 fn a_comm_alone_on_a_route_reuses_the_last_comms_scan_of_its_links() {
     // Two comms one after the other on the same two-link route, each alone: the second takes
     // the route's levels from the first one's scan, and takes the same closed-form time.
