@@ -19,7 +19,7 @@
 //! below the event count),
 //! peak_rss_kb (VmHWM), and the engine's work counters (`sim_core::EngineStats`, deterministic):
 //! stale_events, rate_changes, clock_joins, clock_level_changes, solves, incremental, components,
-//! lone_components, lone_scans_reused, elements_scanned, rounds. `--sharing exact` runs the
+//! lone_components, lone_scans_reused, level_only_applies, elements_scanned, rounds. `--sharing exact` runs the
 //! reference solver (the platform's `sharing` setting; `fast` is the default).
 //!
 //! Run by `cargo bench` without options (cargo passes `--bench`), it runs grid90, WQ, N = 1000.
@@ -251,7 +251,7 @@ fn main() {
         "{{\"makespan\": {:?}, \"events\": {events}, \"chunks\": {}, \"tasks_done\": {}, \"hosts\": {all}, \
          \"setup_wall_s\": {setup:.6}, \"run_wall_s\": {run:.6}, \"engine_wall_s\": {engine_wall:.6}, \"repeat\": {}, \"allocations\": {allocations}, \"peak_rss_kb\": {}, \
          \"stale_events\": {}, \"rate_changes\": {}, \"clock_joins\": {}, \"clock_level_changes\": {}, \"solves\": {}, \"incremental\": {}, \
-         \"components\": {}, \"lone_components\": {}, \"lone_scans_reused\": {}, \"elements_scanned\": {}, \"rounds\": {}}}",
+         \"components\": {}, \"lone_components\": {}, \"lone_scans_reused\": {}, \"level_only_applies\": {}, \"elements_scanned\": {}, \"rounds\": {}}}",
         outcome.makespan,
         outcome.chunks_done,
         outcome.tasks_done,
@@ -266,6 +266,7 @@ fn main() {
         solver.components,
         solver.lone_components,
         solver.lone_scans_reused,
+        solver.level_only_applies,
         solver.elements_scanned,
         solver.rounds
     );

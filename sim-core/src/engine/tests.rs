@@ -536,9 +536,10 @@ fn work_counters_follow_a_hand_trace_of_two_shared_execs_in_fast_mode() {
     // that decide it add work:
     // t = 0: solve 1, A joins alone: the incremental path fills it as a lone component (no
     //        search), rate 1, queued at 10; the core becomes its component's bottleneck;
-    // t = 2: the sleep ends (event 1); B joins the core: the join's check reads the core's 2
-    //        elements, then the component is found too small and solve 2 falls back to a fill
-    //        (2 elements, one round), which finds the core the one bottleneck again; A and B
+    // t = 2: the sleep ends (event 1); B joins the core: the join's check leaves the core (its
+    //        bottleneck) to the level check, which finds the component too small before
+    //        reading it, and solve 2 falls back to a fill (2 elements, one round), which finds
+    //        the core the one bottleneck again; A and B
     //        change rate (2), A queued again at 18 and B at 10;
     // t = 10: A's first entry pops, superseded (stale 1); B ends (event 2); its leaving is
     //        checked, the component is too small, solve 3 fills A alone (1 element); A's rate
@@ -555,7 +556,7 @@ fn work_counters_follow_a_hand_trace_of_two_shared_execs_in_fast_mode() {
     assert_eq!(solver.incremental, 1);
     assert_eq!(solver.components, 3);
     assert_eq!(solver.lone_components, 2);
-    assert_eq!(solver.elements_scanned, 5);
+    assert_eq!(solver.elements_scanned, 3);
     assert_eq!(solver.rounds, 1);
 }
 

@@ -4,8 +4,8 @@
 //! incremental path starts from).
 
 use super::{
-    Changes, LoneScan, MaxMinSystem, Sharing, SharingMode, Use, VariableId, CLOCK_MIN_MEMBERS, LEVEL_TOLERANCE,
-    NO_CONSTRAINT, NO_KEY,
+    Changes, ClockInfo, LoneScan, MaxMinSystem, Sharing, SharingMode, Use, VariableId, CLOCK_MIN_MEMBERS,
+    LEVEL_TOLERANCE, NO_CONSTRAINT, NO_KEY,
 };
 
 impl MaxMinSystem {
@@ -14,10 +14,11 @@ impl MaxMinSystem {
         let mut to_fix = std::mem::take(&mut self.to_fix);
         let mut olds = std::mem::take(&mut self.old_values);
         olds.clear();
-        olds.extend(self.comp_vars.iter().map(|v| {
-            let var = &self.vars[v.0 as usize];
-            (var.value, var.clock)
-        }));
+        olds.extend(
+            self.comp_vars
+                .iter()
+                .map(|&v| (self.value(v), self.vars[v.0 as usize].clock)),
+        );
         let mut unfixed = 0usize;
         for &v in &self.comp_vars {
             let var = &mut self.vars[v.0 as usize];
@@ -205,7 +206,7 @@ impl MaxMinSystem {
             let var = &mut self.vars[v.0 as usize];
             var.component = component;
             let by = var.fixed_by;
-            var.clock = if by != NO_CONSTRAINT
+            let clock = if by != NO_CONSTRAINT
                 && self.cons[by as usize].sharing == Sharing::Shared
                 && self.clock_info[by as usize].fixes >= CLOCK_MIN_MEMBERS
                 && var.value == self.clock_info[by as usize].level / var.penalty
@@ -214,6 +215,8 @@ impl MaxMinSystem {
             } else {
                 NO_CONSTRAINT
             };
+            ClockInfo::move_member(&mut self.clock_info, var.clock, clock);
+            var.clock = clock;
         }
         for &c in &self.comp_cons {
             self.clock_info[c.0 as usize].fixes = 0;
@@ -228,8 +231,8 @@ impl MaxMinSystem {
     /// its bound, becomes the bottleneck of its one-variable component, so that a second flow
     /// joining there takes the incremental path.
     pub(super) fn fill_alone(&mut self, v: VariableId, changes: &mut Changes) {
+        let (old, old_clock) = (self.value(v), self.vars[v.0 as usize].clock);
         let var = &self.vars[v.0 as usize];
-        let (old, old_clock) = (var.value, var.clock);
         let mut component = NO_CONSTRAINT;
         let value = if var.penalty <= 0.0 {
             0.0
@@ -258,6 +261,7 @@ impl MaxMinSystem {
         };
         let var = &mut self.vars[v.0 as usize];
         var.value = value;
+        ClockInfo::move_member(&mut self.clock_info, var.clock, NO_CONSTRAINT);
         var.clock = NO_CONSTRAINT;
         var.component = component;
         self.report(v, old, old_clock, changes);

@@ -23,9 +23,34 @@
 //! capacity, penalty or bound, a flow joining two components), the solve falls back to filling
 //! the touched components. The cost of an incremental step is the length of `c*`'s list plus
 //! the lists of the joining flow's constraints, not the component's size times its rounds.
+//!
+//! Setting the values visits no flow already on `c*` when every one of them is on its clock
+//! and stays there (the level is below each one's bound level, with room for rounding): a
+//! clock member's value is `level / penalty` by definition ([`MaxMinSystem::value`] reads it
+//! from the level), so moving the level sets them all, and only a joining flow is visited. The
+//! clock is reported if some member's quotient moved, as visiting them would find. `c*`'s own
+//! list is read once per solve, by the level computation, whatever joins it.
 
 use super::{ClockInfo, ConstraintId, MaxMinSystem, Op, Sharing, VariableId, CLOCK_MIN_MEMBERS, NO_CONSTRAINT};
 use crate::sharing::maxmin::Changes;
+
+/// One bottleneck touched by an incremental solve.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Group {
+    star: ConstraintId,
+    /// A lower bound of the component's other levels.
+    second: f64,
+    /// The bottleneck's new level; NaN once applied.
+    level: f64,
+    /// How many new variables join it in this solve, and the last of them.
+    joins: u32,
+    joiner: VariableId,
+}
+
+/// Relative room below `second` within which a level is sure to leave every variable under
+/// its bound after rounding (`level / penalty <= bound` when `level <= bound × penalty ×
+/// (1 - ROOM)`: the product and the quotient each round by at most half an ulp).
+const ROOM: f64 = 4.0 * f64::EPSILON;
 
 impl MaxMinSystem {
     /// Handles this solve's changes incrementally if every one of them allows it; returns false,
@@ -68,14 +93,14 @@ impl MaxMinSystem {
     /// `lone` receives, in order, the indices in `ops` of the joins that are alone (a list of
     /// indices, so that applying them is a walk, not a search per change: a hundred thousand
     /// workers starting together are as many lone joins in one solve).
-    fn check_ops(&mut self, groups: &mut Vec<(ConstraintId, f64, f64)>, lone: &mut Vec<usize>) -> bool {
+    fn check_ops(&mut self, groups: &mut Vec<Group>, lone: &mut Vec<usize>) -> bool {
         for i in 0..self.ops.len() {
-            let (star, bound) = match self.ops[i] {
+            let (star, bound, joiner) = match self.ops[i] {
                 Op::Leave(star) => {
                     if !self.clock_info[star.0 as usize].single {
                         return false;
                     }
-                    (star, f64::INFINITY)
+                    (star, f64::INFINITY, None)
                 }
                 Op::Join(v) if self.is_alone(v) => {
                     lone.push(i);
@@ -87,14 +112,28 @@ impl MaxMinSystem {
                         // joins' and `levels_hold`'s checks). If the solve falls back to a
                         // fill, the fill sets it again: a new variable is always filled.
                         self.vars[v.0 as usize].component = found.0 .0;
-                        found
+                        (found.0, found.1, Some(v))
                     }
                     None => return false,
                 },
             };
-            match groups.iter_mut().find(|g| g.0 == star) {
-                Some(group) => group.1 = group.1.min(bound),
-                None => groups.push((star, self.clock_info[star.0 as usize].second.min(bound), 0.0)),
+            let group = match groups.iter_mut().find(|g| g.star == star) {
+                Some(group) => group,
+                None => {
+                    groups.push(Group {
+                        star,
+                        second: self.clock_info[star.0 as usize].second,
+                        level: 0.0,
+                        joins: 0,
+                        joiner: VariableId(u32::MAX),
+                    });
+                    groups.last_mut().expect("just pushed")
+                }
+            };
+            group.second = group.second.min(bound);
+            if let Some(v) = joiner {
+                group.joins += 1;
+                group.joiner = v;
             }
         }
         true
@@ -125,6 +164,10 @@ impl MaxMinSystem {
             if u.weight <= 0.0 {
                 return None;
             }
+            if u.cons == star {
+                // `levels_hold` sums its usage and checks its users, once for all its joins.
+                continue;
+            }
             let cons = &self.cons[u.cons.0 as usize];
             self.stats.elements_scanned += u64::from(cons.enabled);
             let mut usage = 0.0;
@@ -136,9 +179,7 @@ impl MaxMinSystem {
                     usage = cons.sharing.combine(usage, e.usage);
                 }
             }
-            if u.cons != star {
-                lowest = lowest.min(cons.capacity.max(0.0) / usage);
-            }
+            lowest = lowest.min(cons.capacity.max(0.0) / usage);
         }
         Some((star, lowest))
     }
@@ -146,9 +187,9 @@ impl MaxMinSystem {
     /// Computes each bottleneck's new level; true if every one is at most its component's other
     /// levels and every variable on it is in its component (a flow that left may have been the
     /// only link between the bottleneck and a flow that joined another component).
-    fn levels_hold(&mut self, groups: &mut [(ConstraintId, f64, f64)]) -> bool {
+    fn levels_hold(&mut self, groups: &mut [Group]) -> bool {
         for group in groups.iter_mut() {
-            let cons = &self.cons[group.0 .0 as usize];
+            let cons = &self.cons[group.star.0 as usize];
             debug_assert_eq!(cons.sharing, Sharing::Shared);
             if cons.enabled > 0 && cons.enabled < CLOCK_MIN_MEMBERS {
                 // Small enough for a fill to cost no more, and a fill reports the changes in
@@ -158,7 +199,7 @@ impl MaxMinSystem {
             self.stats.elements_scanned += u64::from(cons.enabled);
             let mut usage = 0.0;
             for e in &cons.elems[..cons.enabled as usize] {
-                if self.vars[e.var.0 as usize].component != group.0 .0 {
+                if self.vars[e.var.0 as usize].component != group.star.0 {
                     return false;
                 }
                 if e.weight > 0.0 {
@@ -167,10 +208,10 @@ impl MaxMinSystem {
             }
             if usage > 0.0 {
                 let level = cons.capacity.max(0.0) / usage;
-                if !level.is_finite() || level > group.1 {
+                if !level.is_finite() || level > group.second {
                     return false;
                 }
-                group.2 = level;
+                group.level = level;
             }
         }
         true
@@ -178,19 +219,77 @@ impl MaxMinSystem {
 
     /// Applies `star`'s group unless done already (its level is then set to NaN); returns 1 if it
     /// applied it.
-    fn apply_group(
-        &mut self,
-        groups: &mut [(ConstraintId, f64, f64)],
-        star: ConstraintId,
-        changes: &mut Changes,
-    ) -> usize {
-        let Some(group) = groups.iter_mut().find(|g| g.0 == star && !g.2.is_nan()) else {
+    fn apply_group(&mut self, groups: &mut [Group], star: ConstraintId, changes: &mut Changes) -> usize {
+        let Some(group) = groups.iter_mut().find(|g| g.star == star && !g.level.is_nan()) else {
             return 0;
         };
-        let (second, level) = (group.1, group.2);
-        group.2 = f64::NAN;
-        self.apply(star, second, level, changes);
+        let applied = *group;
+        group.level = f64::NAN;
+        if !self.apply_to_clock(&applied, changes) {
+            self.apply(star, applied.second, applied.level, changes);
+        }
         1
+    }
+
+    /// Applies a group by moving its clock's level alone, when every variable already on the
+    /// bottleneck progresses on its clock and stays there: their values are `level / penalty`
+    /// through [`MaxMinSystem::value`], so only a new variable is visited. False, having changed
+    /// nothing, if that does not hold (and [`MaxMinSystem::apply`] must visit every variable).
+    fn apply_to_clock(&mut self, group: &Group, changes: &mut Changes) -> bool {
+        let star = group.star.0 as usize;
+        let enabled = self.cons[star].enabled;
+        let info = &self.clock_info[star];
+        let stays = enabled >= CLOCK_MIN_MEMBERS
+            && group.joins <= 1
+            && info.members + group.joins == enabled
+            && group.level <= group.second * (1.0 - ROOM);
+        if !stays {
+            return false;
+        }
+        self.stats.level_only_applies += 1;
+        let old_level = info.level;
+        self.clock_info[star] = ClockInfo {
+            level: group.level,
+            single: true,
+            second: group.second,
+            ..self.clock_info[star]
+        };
+        // Reported as the full visit reports it: the clock once if a member's value moved.
+        if group.level != old_level && self.a_member_moved(group, old_level) {
+            let info = &mut self.clock_info[star];
+            if info.reported != self.stamp {
+                info.reported = self.stamp;
+                changes.clocks.push(group.star);
+            }
+        }
+        if group.joins == 1 {
+            let v = group.joiner;
+            let var = &mut self.vars[v.0 as usize];
+            let (old_value, old_clock) = (var.value, var.clock);
+            // Under its bound (`second` includes its bound level), so on the clock.
+            var.value = (group.level / var.penalty).min(var.bound);
+            let clock = if var.value == group.level / var.penalty {
+                group.star.0
+            } else {
+                NO_CONSTRAINT
+            };
+            ClockInfo::move_member(&mut self.clock_info, old_clock, clock);
+            var.clock = clock;
+            var.component = group.star.0;
+            self.report(v, old_value, old_clock, changes);
+        }
+        true
+    }
+
+    /// Whether a variable already on the group's clock gets another value from the new level
+    /// (two levels an ulp apart can give every member the same quotient). The first member
+    /// almost always answers.
+    fn a_member_moved(&self, group: &Group, old_level: f64) -> bool {
+        let cons = &self.cons[group.star.0 as usize];
+        cons.elems[..cons.enabled as usize].iter().any(|e| {
+            let var = &self.vars[e.var.0 as usize];
+            e.var != group.joiner && group.level / var.penalty != old_level / var.penalty
+        })
     }
 
     /// Sets every variable on `star` to `level / penalty` and records the component's state.
@@ -199,27 +298,30 @@ impl MaxMinSystem {
         if enabled == 0 {
             return; // the component is gone
         }
+        for i in 0..enabled {
+            let v = self.cons[star.0 as usize].elems[i].var;
+            let old_value = self.value(v); // from the clock's old level
+            let var = &mut self.vars[v.0 as usize];
+            let old_clock = var.clock;
+            var.value = (level / var.penalty).min(var.bound);
+            // As the fill records it: on the clock when the value is the level over the penalty
+            // and the clock has enough members.
+            let clock = if enabled >= CLOCK_MIN_MEMBERS as usize && var.value == level / var.penalty {
+                star.0
+            } else {
+                NO_CONSTRAINT
+            };
+            ClockInfo::move_member(&mut self.clock_info, old_clock, clock);
+            var.clock = clock;
+            var.component = star.0;
+            self.report(v, old_value, old_clock, changes);
+        }
         self.clock_info[star.0 as usize] = ClockInfo {
             level,
             single: true,
             second,
             ..self.clock_info[star.0 as usize]
         };
-        for i in 0..enabled {
-            let v = self.cons[star.0 as usize].elems[i].var;
-            let var = &mut self.vars[v.0 as usize];
-            let (old_value, old_clock) = (var.value, var.clock);
-            var.value = (level / var.penalty).min(var.bound);
-            // As the fill records it: on the clock when the value is the level over the penalty
-            // and the clock has enough members.
-            var.clock = if enabled >= CLOCK_MIN_MEMBERS as usize && var.value == level / var.penalty {
-                star.0
-            } else {
-                NO_CONSTRAINT
-            };
-            var.component = star.0;
-            self.report(v, old_value, old_clock, changes);
-        }
     }
 }
 

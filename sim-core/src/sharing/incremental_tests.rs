@@ -218,18 +218,21 @@ fn the_incremental_path_is_taken_on_random_scenarios() {
         .filter(|s| s % 3 != 0)
         .map(|seed| (seed, compare(seed, 300)))
         .collect();
-    let incremental: u64 = stats
-        .iter()
-        .filter(|(seed, _)| seed % 3 == 2)
-        .map(|(_, s)| s.incremental)
-        .sum();
+    // A counter summed over the 10 seeds of one regime.
+    let total = |regime: u64, count: fn(&SolverStats) -> u64| -> u64 {
+        stats
+            .iter()
+            .filter(|(seed, _)| seed % 3 == regime)
+            .map(|(_, s)| count(s))
+            .sum()
+    };
     // At least one solve in 20, over the 10 seeds of the plain regime.
+    let incremental = total(2, |s| s.incremental);
     assert!(incremental > 10 * 300 / 20, "only {incremental} incremental solves");
     // Nor with every lone flow of a cached route scanning its links anew.
-    let reused: u64 = stats
-        .iter()
-        .filter(|(seed, _)| seed % 3 == 1)
-        .map(|(_, s)| s.lone_scans_reused)
-        .sum();
+    let reused = total(1, |s| s.lone_scans_reused);
     assert!(reused > 10, "only {reused} lone scans reused");
+    // Nor with every incremental solve visiting every variable of its bottleneck.
+    let level_only = total(2, |s| s.level_only_applies);
+    assert!(level_only > 10, "only {level_only} solves moved a clock's level alone");
 }

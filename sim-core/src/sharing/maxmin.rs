@@ -209,6 +209,25 @@ struct ClockInfo {
     reported: u64,
     /// Scratch of one fill: how many variables this constraint fixed.
     fixes: u32,
+    /// How many live variables progress on this clock (their `clock` is this constraint).
+    /// Their values are `level / penalty`, read through [`MaxMinSystem::value`]: a solve that
+    /// only moves the level need not visit them (see [`super::incremental`]).
+    members: u32,
+}
+
+impl ClockInfo {
+    /// Counts a variable's move from clock `old` to clock `new` (either may be
+    /// [`NO_CONSTRAINT`]).
+    fn move_member(infos: &mut [ClockInfo], old: u32, new: u32) {
+        if old != new {
+            if old != NO_CONSTRAINT {
+                infos[old as usize].members -= 1;
+            }
+            if new != NO_CONSTRAINT {
+                infos[new as usize].members += 1;
+            }
+        }
+    }
 }
 
 impl Default for ClockInfo {
@@ -219,6 +238,7 @@ impl Default for ClockInfo {
             second: 0.0,
             reported: 0,
             fixes: 0,
+            members: 0,
         }
     }
 }
@@ -274,6 +294,9 @@ pub struct SolverStats {
     /// Flows alone on their links whose levels came from their route's last scan (see
     /// [`MaxMinSystem::add_variable_keyed`]) instead of a division per link.
     pub lone_scans_reused: u64,
+    /// Bottlenecks of incremental solves whose level moved with every earlier variable on it
+    /// staying on its clock: nothing but a new variable was visited.
+    pub level_only_applies: u64,
 }
 
 /// A max-min system. See the module docs for the model.
@@ -303,8 +326,8 @@ pub struct MaxMinSystem {
     ops: Vec<Op>,
     /// False once a change the incremental path cannot handle happened since the last solve.
     ops_incremental: bool,
-    /// Reused by the incremental path: (bottleneck, lower bound of the other levels, level).
-    groups: Vec<(ConstraintId, f64, f64)>,
+    /// Reused by the incremental path: the bottlenecks a solve touches.
+    groups: Vec<incremental::Group>,
     /// Reused by the incremental path: the indices in `ops` of the joins of new variables alone
     /// on all their constraints.
     lone: Vec<usize>,
@@ -583,9 +606,10 @@ impl MaxMinSystem {
         self.dirty_vars.push(v);
     }
 
-    /// Panics unless every element and its variable's entry point at each other and every
-    /// constraint lists its enabled users first: what `attach`, `remove_variable` and
-    /// `set_penalty` keep while they move elements (checked by the randomized tests).
+    /// Panics unless every element and its variable's entry point at each other, every
+    /// constraint lists its enabled users first (what `attach`, `remove_variable` and
+    /// `set_penalty` keep while they move elements) and every clock counts its members right
+    /// (checked by the randomized tests).
     #[cfg(test)]
     pub(crate) fn assert_lists_consistent(&self) {
         for (c, cons) in self.cons.iter().enumerate() {
@@ -609,6 +633,14 @@ impl MaxMinSystem {
                     "use {k} of variable {v}"
                 );
             }
+        }
+        let mut members = vec![0u32; self.cons.len()];
+        for var in self.vars.iter().filter(|var| var.clock != NO_CONSTRAINT) {
+            assert!(var.alive, "a dead variable on clock {}", var.clock);
+            members[var.clock as usize] += 1;
+        }
+        for (c, info) in self.clock_info.iter().enumerate() {
+            assert_eq!(info.members, members[c], "members of clock {c}");
         }
     }
 
@@ -661,6 +693,7 @@ impl MaxMinSystem {
         var.elems.clear();
         var.alive = false;
         var.value = 0.0;
+        ClockInfo::move_member(&mut self.clock_info, var.clock, NO_CONSTRAINT);
         var.clock = NO_CONSTRAINT;
         var.component = NO_CONSTRAINT;
         self.free_vars.push(v.0);
@@ -668,7 +701,14 @@ impl MaxMinSystem {
 
     /// The value computed by the last solve.
     pub fn value(&self, v: VariableId) -> f64 {
-        self.vars[v.0 as usize].value
+        let var = &self.vars[v.0 as usize];
+        // A clock's members hold the value of the solve that put them there; the clock's level
+        // has the latest (the value is `level / penalty` exactly, as the solve that set the
+        // clock checked).
+        match var.clock {
+            NO_CONSTRAINT => var.value,
+            c => self.clock_info[c as usize].level / var.penalty,
+        }
     }
 
     /// Where `v` stands in `c`'s list of users (the order the component search visits them in),
