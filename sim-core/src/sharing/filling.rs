@@ -4,8 +4,8 @@
 //! incremental path starts from).
 
 use super::{
-    Changes, ClockInfo, LoneScan, MaxMinSystem, Sharing, SharingMode, Use, VariableId, CLOCK_MIN_MEMBERS,
-    LEVEL_TOLERANCE, NO_CONSTRAINT, NO_KEY,
+    Changes, LoneScan, MaxMinSystem, Sharing, SharingMode, Use, VariableId, CLOCK_MIN_MEMBERS, LEVEL_TOLERANCE,
+    NO_CONSTRAINT, NO_KEY,
 };
 
 impl MaxMinSystem {
@@ -174,7 +174,9 @@ impl MaxMinSystem {
     /// was subtracted: no second round), so the other levels are read from them.
     fn record_bottlenecks(&mut self, star: Option<u32>) {
         for &c in &self.comp_cons {
-            self.clock_info[c.0 as usize].single = false;
+            let info = &mut self.clock_info[c.0 as usize];
+            info.single = false;
+            info.all_on_clock = false;
         }
         let component = match star {
             Some(star) => {
@@ -202,6 +204,7 @@ impl MaxMinSystem {
                 self.clock_info[by as usize].fixes += 1;
             }
         }
+        let mut all_on_clock = true;
         for &v in &self.comp_vars {
             let var = &mut self.vars[v.0 as usize];
             var.component = component;
@@ -215,11 +218,15 @@ impl MaxMinSystem {
             } else {
                 NO_CONSTRAINT
             };
-            ClockInfo::move_member(&mut self.clock_info, var.clock, clock);
             var.clock = clock;
+            all_on_clock &= clock == component;
+        }
+        if component != NO_CONSTRAINT {
+            self.clock_info[component as usize].all_on_clock = all_on_clock;
         }
         for &c in &self.comp_cons {
             self.clock_info[c.0 as usize].fixes = 0;
+            self.cons[c.0 as usize].component = component;
         }
     }
 
@@ -248,6 +255,7 @@ impl MaxMinSystem {
             {
                 let info = &mut self.clock_info[best_c as usize];
                 info.single = true;
+                info.all_on_clock = false; // a lone flow is on no clock
                 info.second = next.min(bound_level);
                 info.level = best;
                 component = best_c;
@@ -261,8 +269,9 @@ impl MaxMinSystem {
         };
         let var = &mut self.vars[v.0 as usize];
         var.value = value;
-        ClockInfo::move_member(&mut self.clock_info, var.clock, NO_CONSTRAINT);
         var.clock = NO_CONSTRAINT;
+        // Its constraints' components are the caller's: a new flow alone on them finds them
+        // cleared (`remove_variable`, `set_penalty`), which promises nothing; a fill retags them.
         var.component = component;
         self.report(v, old, old_clock, changes);
     }

@@ -52,6 +52,9 @@ pub(super) struct Group {
 /// (1 - ROOM)`: the product and the quotient each round by at most half an ulp).
 const ROOM: f64 = 4.0 * f64::EPSILON;
 
+/// No variable (`scan_users` without an exception).
+const NO_VARIABLE: VariableId = VariableId(u32::MAX);
+
 impl MaxMinSystem {
     /// Handles this solve's changes incrementally if every one of them allows it; returns false,
     /// having changed nothing, otherwise.
@@ -76,6 +79,11 @@ impl MaxMinSystem {
                     Op::Join(v) => {
                         let star = ConstraintId(self.vars[v.0 as usize].component);
                         applied += self.apply_group(&mut groups, star, changes);
+                        // Its check found every other user of its constraints in `star`'s
+                        // component, which it is now in too.
+                        for u in &self.vars[v.0 as usize].elems {
+                            self.cons[u.cons.0 as usize].component = star.0;
+                        }
                     }
                     Op::Leave(star) => applied += self.apply_group(&mut groups, star, changes),
                 }
@@ -125,7 +133,7 @@ impl MaxMinSystem {
                         second: self.clock_info[star.0 as usize].second,
                         level: 0.0,
                         joins: 0,
-                        joiner: VariableId(u32::MAX),
+                        joiner: NO_VARIABLE,
                     });
                     groups.last_mut().expect("just pushed")
                 }
@@ -160,7 +168,8 @@ impl MaxMinSystem {
             .map(|u| u.cons)
             .find(|c| self.clock_info[c.0 as usize].single && self.cons[c.0 as usize].enabled > 1)?;
         let mut lowest = var.bound * var.penalty;
-        for u in &var.elems {
+        for k in 0..var.elems.len() {
+            let u = self.vars[v.0 as usize].elems[k];
             if u.weight <= 0.0 {
                 return None;
             }
@@ -169,19 +178,35 @@ impl MaxMinSystem {
                 continue;
             }
             let cons = &self.cons[u.cons.0 as usize];
-            self.stats.elements_scanned += u64::from(cons.enabled);
-            let mut usage = 0.0;
-            for e in &cons.elems[..cons.enabled as usize] {
-                if e.var != v && self.vars[e.var.0 as usize].component != star.0 {
-                    return None;
-                }
-                if e.weight > 0.0 {
-                    usage = cons.sharing.combine(usage, e.usage);
-                }
-            }
-            lowest = lowest.min(cons.capacity.max(0.0) / usage);
+            let usage = if cons.enabled == 1 {
+                // The flow alone on it: its own usage, as a scan sums it.
+                cons.sharing.combine(0.0, u.usage)
+            } else if let Some(upper) = self.usage_bound(u.cons).filter(|_| cons.component == star.0) {
+                upper
+            } else {
+                self.scan_users(u.cons, star, v)?
+            };
+            lowest = lowest.min(self.cons[u.cons.0 as usize].capacity.max(0.0) / usage);
         }
         Some((star, lowest))
+    }
+
+    /// The usage total of `c`'s enabled users, summed in list order, if each is `v` or in
+    /// `star`'s component; recorded in `c`'s summary ([`NO_VARIABLE`] for no exception).
+    fn scan_users(&mut self, c: ConstraintId, star: ConstraintId, v: VariableId) -> Option<f64> {
+        let cons = &self.cons[c.0 as usize];
+        self.stats.elements_scanned += u64::from(cons.enabled);
+        let mut usage = 0.0;
+        for e in &cons.elems[..cons.enabled as usize] {
+            if e.var != v && self.vars[e.var.0 as usize].component != star.0 {
+                return None;
+            }
+            if e.weight > 0.0 {
+                usage = cons.sharing.combine(usage, e.usage);
+            }
+        }
+        self.record_scan(c, usage);
+        Some(usage)
     }
 
     /// Computes each bottleneck's new level; true if every one is at most its component's other
@@ -191,21 +216,33 @@ impl MaxMinSystem {
         for group in groups.iter_mut() {
             let cons = &self.cons[group.star.0 as usize];
             debug_assert_eq!(cons.sharing, Sharing::Shared);
-            if cons.enabled > 0 && cons.enabled < CLOCK_MIN_MEMBERS {
+            if cons.enabled == 0 {
+                continue; // the component is gone: nothing to apply, and no component to tag
+            }
+            if cons.enabled < CLOCK_MIN_MEMBERS {
                 // Small enough for a fill to cost no more, and a fill reports the changes in
                 // the exact solver's order, which decides how ties reach the application.
                 return false;
             }
-            self.stats.elements_scanned += u64::from(cons.enabled);
-            let mut usage = 0.0;
-            for e in &cons.elems[..cons.enabled as usize] {
-                if self.vars[e.var.0 as usize].component != group.star.0 {
+            let usage = if cons.component != group.star.0 {
+                // Not known to hold its component alone: each user is checked as it is summed.
+                let Some(usage) = self.scan_users(group.star, group.star, NO_VARIABLE) else {
                     return false;
-                }
-                if e.weight > 0.0 {
-                    usage = cons.sharing.combine(usage, e.usage);
-                }
-            }
+                };
+                self.cons[group.star.0 as usize].component = group.star.0;
+                usage
+            } else if let Some(usage) = self.exact_usage(group.star) {
+                usage // only arrivals since the last scan: the list-order sum
+            } else {
+                self.stats.elements_scanned += u64::from(cons.enabled);
+                let usage = cons.elems[..cons.enabled as usize]
+                    .iter()
+                    .filter(|e| e.weight > 0.0)
+                    .fold(0.0, |sum, e| sum + e.usage);
+                self.record_scan(group.star, usage);
+                usage
+            };
+            let cons = &self.cons[group.star.0 as usize];
             if usage > 0.0 {
                 let level = cons.capacity.max(0.0) / usage;
                 if !level.is_finite() || level > group.second {
@@ -241,7 +278,7 @@ impl MaxMinSystem {
         let info = &self.clock_info[star];
         let stays = enabled >= CLOCK_MIN_MEMBERS
             && group.joins <= 1
-            && info.members + group.joins == enabled
+            && info.all_on_clock
             && group.level <= group.second * (1.0 - ROOM);
         if !stays {
             return false;
@@ -273,9 +310,9 @@ impl MaxMinSystem {
             } else {
                 NO_CONSTRAINT
             };
-            ClockInfo::move_member(&mut self.clock_info, old_clock, clock);
             var.clock = clock;
             var.component = group.star.0;
+            self.clock_info[star].all_on_clock = clock == group.star.0;
             self.report(v, old_value, old_clock, changes);
         }
         true
@@ -298,6 +335,7 @@ impl MaxMinSystem {
         if enabled == 0 {
             return; // the component is gone
         }
+        let mut all_on_clock = true;
         for i in 0..enabled {
             let v = self.cons[star.0 as usize].elems[i].var;
             let old_value = self.value(v); // from the clock's old level
@@ -311,8 +349,8 @@ impl MaxMinSystem {
             } else {
                 NO_CONSTRAINT
             };
-            ClockInfo::move_member(&mut self.clock_info, old_clock, clock);
             var.clock = clock;
+            all_on_clock &= clock == star.0;
             var.component = star.0;
             self.report(v, old_value, old_clock, changes);
         }
@@ -320,6 +358,7 @@ impl MaxMinSystem {
             level,
             single: true,
             second,
+            all_on_clock,
             ..self.clock_info[star.0 as usize]
         };
     }

@@ -97,11 +97,20 @@ struct Constraint {
     /// nothing (SimGrid keeps the same split).
     elems: Vec<Elem>,
     enabled: u32,
+    /// Every enabled user's component (`Variable::component`) is this, unless it is
+    /// [`NO_CONSTRAINT`] (see [`summary`]).
+    component: u32,
+    /// Its [`Summary`] holds its usage total (in the padding of this line, so that a flow's
+    /// arrival or departure reads the summary only where one is kept).
+    summarized: bool,
     // Scratch space for one solve.
     remaining: f64,
     usage: f64,
     unfixed: u32,
 }
+
+// The fills read one cache line per constraint.
+const _: () = assert!(std::mem::size_of::<Constraint>() <= 64);
 
 #[derive(Clone, Debug)]
 struct Variable {
@@ -209,25 +218,11 @@ struct ClockInfo {
     reported: u64,
     /// Scratch of one fill: how many variables this constraint fixed.
     fixes: u32,
-    /// How many live variables progress on this clock (their `clock` is this constraint).
-    /// Their values are `level / penalty`, read through [`MaxMinSystem::value`]: a solve that
-    /// only moves the level need not visit them (see [`super::incremental`]).
-    members: u32,
-}
-
-impl ClockInfo {
-    /// Counts a variable's move from clock `old` to clock `new` (either may be
-    /// [`NO_CONSTRAINT`]).
-    fn move_member(infos: &mut [ClockInfo], old: u32, new: u32) {
-        if old != new {
-            if old != NO_CONSTRAINT {
-                infos[old as usize].members -= 1;
-            }
-            if new != NO_CONSTRAINT {
-                infos[new as usize].members += 1;
-            }
-        }
-    }
+    /// When `single`: every enabled user progresses on this clock (its `clock` is this
+    /// constraint), as the last solve of the component left them. Their values are then all
+    /// `level / penalty`, read through [`MaxMinSystem::value`]: a solve that only moves the
+    /// level need not visit them (see [`super::incremental`]).
+    all_on_clock: bool,
 }
 
 impl Default for ClockInfo {
@@ -238,7 +233,7 @@ impl Default for ClockInfo {
             second: 0.0,
             reported: 0,
             fixes: 0,
-            members: 0,
+            all_on_clock: false,
         }
     }
 }
@@ -305,6 +300,9 @@ pub struct MaxMinSystem {
     mode: SharingMode,
     cons: Vec<Constraint>,
     clock_info: Vec<ClockInfo>,
+    /// The summarized constraints' usage totals, for the incremental path's checks (by
+    /// constraint, up to the last one summarized so far).
+    summaries: Vec<Summary>,
     vars: Vec<Variable>,
     free_vars: Vec<u32>,
     dirty_cons: Vec<ConstraintId>,
@@ -373,6 +371,8 @@ impl MaxMinSystem {
             sharing,
             elems: Vec::new(),
             enabled: 0,
+            component: NO_CONSTRAINT,
+            summarized: false,
             remaining: 0.0,
             usage: 0.0,
             unfixed: 0,
@@ -456,6 +456,7 @@ impl MaxMinSystem {
             let elem = &mut cons.elems[u.pos as usize];
             elem.weight = u.weight;
             elem.usage = u.usage;
+            cons.summarized = false;
         } else {
             self.attach(v, c, weight);
         }
@@ -541,6 +542,9 @@ impl MaxMinSystem {
         };
         let end = cons.elems.len() as u32;
         let pos = if var.penalty > 0.0 {
+            if cons.summarized && weight > 0.0 {
+                self.summaries[c.0 as usize].add(usage);
+            }
             let first_disabled = cons.enabled;
             cons.enabled += 1;
             if first_disabled < end {
@@ -585,6 +589,7 @@ impl MaxMinSystem {
         for u in &mut self.vars[v.0 as usize].elems {
             u.usage = u.weight / penalty;
             self.cons[u.cons.0 as usize].elems[u.pos as usize].usage = u.usage;
+            self.cons[u.cons.0 as usize].summarized = false;
         }
         let enabled = penalty > 0.0;
         if was_enabled != enabled {
@@ -598,6 +603,9 @@ impl MaxMinSystem {
                     let last_enabled = self.cons[c.0 as usize].enabled - 1;
                     self.swap_elems(c, pos, last_enabled);
                     self.cons[c.0 as usize].enabled -= 1;
+                    if last_enabled <= 1 {
+                        self.cons[c.0 as usize].component = NO_CONSTRAINT;
+                    }
                     // Its share goes back to the others.
                     self.dirty_cons.push(c);
                 }
@@ -608,8 +616,8 @@ impl MaxMinSystem {
 
     /// Panics unless every element and its variable's entry point at each other, every
     /// constraint lists its enabled users first (what `attach`, `remove_variable` and
-    /// `set_penalty` keep while they move elements) and every clock counts its members right
-    /// (checked by the randomized tests).
+    /// `set_penalty` keep while they move elements), every clock that claims all its users has
+    /// them and every constraint's [`Summary`] keeps its promises (checked by the randomized tests).
     #[cfg(test)]
     pub(crate) fn assert_lists_consistent(&self) {
         for (c, cons) in self.cons.iter().enumerate() {
@@ -634,13 +642,21 @@ impl MaxMinSystem {
                 );
             }
         }
-        let mut members = vec![0u32; self.cons.len()];
         for var in self.vars.iter().filter(|var| var.clock != NO_CONSTRAINT) {
             assert!(var.alive, "a dead variable on clock {}", var.clock);
-            members[var.clock as usize] += 1;
         }
+        // The state the incremental path trusts: a one-bottleneck component all on its clock.
         for (c, info) in self.clock_info.iter().enumerate() {
-            assert_eq!(info.members, members[c], "members of clock {c}");
+            let users = &self.cons[c].elems[..self.cons[c].enabled as usize];
+            let component = users.iter().all(|e| self.vars[e.var.0 as usize].component == c as u32);
+            if info.single && info.all_on_clock && component {
+                for e in users {
+                    assert_eq!(self.vars[e.var.0 as usize].clock, c as u32, "a user of clock {c}");
+                }
+            }
+        }
+        for (c, cons) in self.cons.iter().enumerate() {
+            Summary::assert_holds(self.summaries.get(c), c, cons, &self.vars);
         }
     }
 
@@ -672,6 +688,13 @@ impl MaxMinSystem {
                 // a swap gives: the removal below drops v's now-vacant slot at `last_enabled`).
                 let last_enabled = cons.enabled - 1;
                 cons.enabled = last_enabled;
+                if cons.summarized {
+                    if last_enabled < SUMMARY_MIN_USERS {
+                        cons.summarized = false;
+                    } else if u.weight > 0.0 {
+                        self.summaries[c.0 as usize].remove(u.usage);
+                    }
+                }
                 if pos != last_enabled {
                     let moved = cons.elems[last_enabled as usize];
                     cons.elems[pos as usize] = moved;
@@ -681,6 +704,11 @@ impl MaxMinSystem {
                 // Nobody left on it: no share to hand back, nothing to re-solve.
                 if last_enabled > 0 {
                     self.dirty_cons.push(c);
+                }
+                // One user or none: no component to promise (the one left may be a new flow
+                // about to start alone, see `summary`).
+                if last_enabled <= 1 {
+                    cons.component = NO_CONSTRAINT;
                 }
             }
             cons.elems.swap_remove(pos as usize);
@@ -693,7 +721,6 @@ impl MaxMinSystem {
         var.elems.clear();
         var.alive = false;
         var.value = 0.0;
-        ClockInfo::move_member(&mut self.clock_info, var.clock, NO_CONSTRAINT);
         var.clock = NO_CONSTRAINT;
         var.component = NO_CONSTRAINT;
         self.free_vars.push(v.0);
@@ -921,6 +948,9 @@ impl MaxMinSystem {
             cons.remaining = cons.capacity;
             cons.usage = usage;
             cons.unfixed = unfixed;
+            if cons.summarized {
+                self.summaries[c.0 as usize].set_scanned(usage, cons.enabled);
+            }
         }
     }
 
@@ -929,7 +959,13 @@ impl MaxMinSystem {
         match self.comp_vars[..] {
             [v] => {
                 self.stats.lone_components += 1;
-                self.fill_alone(v, changes)
+                self.fill_alone(v, changes);
+                // A flow left alone by others' departures may still be tagged with its old
+                // component (see `summary`).
+                let component = self.vars[v.0 as usize].component;
+                for &c in &self.comp_cons {
+                    self.cons[c.0 as usize].component = component;
+                }
             }
             _ => self.fill_rounds(changes),
         }
@@ -941,6 +977,10 @@ mod filling;
 
 #[path = "incremental.rs"]
 mod incremental;
+
+#[path = "summary.rs"]
+mod summary;
+use summary::{Summary, SUMMARY_MIN_USERS};
 
 #[cfg(test)]
 #[path = "maxmin_tests.rs"]
