@@ -235,10 +235,7 @@ impl MaxMinSystem {
                 usage // only arrivals since the last scan: the list-order sum
             } else {
                 self.stats.elements_scanned += u64::from(cons.enabled);
-                let usage = cons.elems[..cons.enabled as usize]
-                    .iter()
-                    .filter(|e| e.weight > 0.0)
-                    .fold(0.0, |sum, e| sum + e.usage);
+                let usage = cons.listed_usage();
                 self.record_scan(group.star, usage);
                 usage
             };

@@ -112,6 +112,17 @@ struct Constraint {
 // The fills read one cache line per constraint.
 const _: () = assert!(std::mem::size_of::<Constraint>() <= 64);
 
+impl Constraint {
+    /// Its enabled users' usage total, summed in list order as the component search sums it
+    /// (the sum a [`Summary`] must equal to the bit while it says it is exact).
+    fn listed_usage(&self) -> f64 {
+        self.elems[..self.enabled as usize]
+            .iter()
+            .filter(|e| e.weight > 0.0)
+            .fold(0.0, |sum, e| self.sharing.combine(sum, e.usage))
+    }
+}
+
 #[derive(Clone, Debug)]
 struct Variable {
     penalty: f64,

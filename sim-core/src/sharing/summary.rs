@@ -68,8 +68,8 @@ impl Summary {
         self.slack += f64::EPSILON * self.usage.abs();
     }
 
-    /// A SHARED element of usage `u` left the enabled part, which now has `enabled` elements
-    /// (at least [`SUMMARY_MIN_USERS`]: below, the summary is dropped).
+    /// A SHARED element of usage `u` left the enabled part, which keeps at least
+    /// [`SUMMARY_MIN_USERS`] elements (below, `remove_variable` drops the summary).
     #[inline(always)]
     pub(super) fn remove(&mut self, u: f64) {
         self.usage -= u;
@@ -103,10 +103,7 @@ impl Summary {
         }
         assert_eq!(cons.sharing, Sharing::Shared, "a summarized FATPIPE constraint {c}");
         let summary = summary.expect("a summarized constraint has a summary");
-        let scanned = enabled
-            .iter()
-            .filter(|e| e.weight > 0.0)
-            .fold(0.0, |sum, e| sum + e.usage);
+        let scanned = cons.listed_usage();
         if summary.exact {
             assert_eq!(
                 summary.usage.to_bits(),
