@@ -20,7 +20,8 @@
 //! After a batch of changes at one date the engine re-solves only the touched components and
 //! reschedules the completion of each activity whose rate changed. Old completion events are not
 //! removed: each activity carries a generation number and events of an older generation are
-//! skipped (see [`Event`]).
+//! skipped (see [`Event`]). The queue holds each event in 8 bytes (`QueuedEvent`), so
+//! generations count modulo 2^30.
 
 mod activity;
 mod clock;
@@ -39,7 +40,7 @@ pub use stats::EngineStats;
 
 use activity::{Activity, Phase, NO_VARIABLE, RELEASED};
 use clock::{Clock, Member, NO_CLOCK};
-use event::Slot;
+use event::{next_generation, QueuedEvent, Slot};
 use resources::{platform_profile as platform_profile_of, DiskState, HostState, LinkState};
 
 use crate::network::{ConfigError, NetworkParams};
@@ -120,7 +121,7 @@ pub struct Engine {
     platform: Arc<Platform>,
     params: NetworkParams,
     now: SimTime,
-    queue: EventQueue<Event>,
+    queue: EventQueue<QueuedEvent>,
     lmm: MaxMinSystem,
     activities: Vec<Activity>,
     /// Network figures of the comm in each slot. Kept apart so that an activity record is one
@@ -361,7 +362,7 @@ impl Engine {
         if delay > 0.0 {
             let generation = act.generation;
             self.queue
-                .push(self.now + delay, Event::LatencyElapsed { slot, generation });
+                .push(self.now + delay, QueuedEvent::latency_elapsed(slot, generation));
         } else {
             self.start_data_phase(slot);
         }
@@ -403,7 +404,7 @@ impl Engine {
         act.phase = Phase::Running;
         let generation = act.generation;
         self.queue
-            .push(self.now + duration.max(0.0), Event::Completion { slot, generation });
+            .push(self.now + duration.max(0.0), QueuedEvent::completion(slot, generation));
         id
     }
 
@@ -429,7 +430,7 @@ impl Engine {
         self.on_waiters = waiting;
         for (_, slot, generation) in woken {
             if self.activities[slot as usize].generation == generation {
-                self.queue.push(now, Event::Completion { slot, generation });
+                self.queue.push(now, QueuedEvent::completion(slot, generation));
             }
         }
     }
@@ -567,9 +568,10 @@ impl Engine {
                 self.apply_profile(step.target, step.index);
                 return Step::Handled;
             }
-            let Some((time, event)) = self.queue.pop_not_after(horizon) else {
+            let Some((time, queued)) = self.queue.pop_not_after(horizon) else {
                 return Step::Idle;
             };
+            let event = queued.event();
             self.prefetch_next_activity();
             if self.is_stale(&event) {
                 self.stale_events += 1;
@@ -608,8 +610,8 @@ impl Engine {
     /// model). Only when the queue can name the next event in O(1).
     #[inline]
     fn prefetch_next_activity(&self) {
-        if let Some(Event::Completion { slot, .. } | Event::LatencyElapsed { slot, .. }) = self.queue.peek_cheap() {
-            if let Some(act) = self.activities.get(*slot as usize) {
+        if let Some(slot) = self.queue.peek_cheap().and_then(|queued| queued.activity()) {
+            if let Some(act) = self.activities.get(slot as usize) {
                 prefetch(act);
             }
         }
@@ -663,7 +665,7 @@ impl Engine {
         if self.queue.len() > 2 * self.active_activities() + SLACK {
             let (activities, clocks) = (&self.activities, &self.clocks);
             let before = self.queue.len();
-            self.queue.retain(|event| match *event {
+            self.queue.retain(|queued| match queued.event() {
                 Event::Completion { slot, generation } | Event::LatencyElapsed { slot, generation } => {
                     activities[slot as usize].generation == generation
                 }
@@ -705,7 +707,7 @@ impl Engine {
                 ActivityKind::Comm { .. } => self.params.bandwidth_factor,
                 _ => 1.0,
             };
-            act.generation = act.generation.wrapping_add(1);
+            act.generation = next_generation(act.generation);
             if let Some(c) = self.lmm.clock_of(var) {
                 let k = factor / self.lmm.penalty(var);
                 self.join_clock(slot, c, k);
@@ -720,7 +722,7 @@ impl Engine {
                 } else {
                     now
                 };
-                self.queue.push(finish, Event::Completion { slot, generation });
+                self.queue.push(finish, QueuedEvent::completion(slot, generation));
             }
         }
         self.changes = changes;
@@ -752,7 +754,7 @@ impl Engine {
                 // Keep generations increasing across reuse so old events stay stale.
                 let generation = self.activities[slot as usize].generation;
                 self.activities[slot as usize] = Activity {
-                    generation: generation.wrapping_add(1),
+                    generation: next_generation(generation),
                     ..act
                 };
                 slot
@@ -788,7 +790,7 @@ impl Engine {
         act.last_update = now;
         if act.remaining <= 0.0 {
             let generation = act.generation;
-            self.queue.push(now, Event::Completion { slot, generation });
+            self.queue.push(now, QueuedEvent::completion(slot, generation));
         }
     }
 
@@ -886,7 +888,7 @@ impl Engine {
     /// free slot apart is written: `new_activity` overwrites the rest on reuse.
     fn release(&mut self, slot: Slot) {
         let act = &mut self.activities[slot as usize];
-        act.generation = act.generation.wrapping_add(1);
+        act.generation = next_generation(act.generation);
         act.serial = RELEASED;
         act.phase = Phase::Queued;
         if let Some(var) = act.variable() {
@@ -930,7 +932,7 @@ impl Engine {
     /// is rescheduled before time moves on.
     fn mark_clock(&mut self, clock: u32) {
         let state = &mut self.clocks[clock as usize];
-        state.generation = state.generation.wrapping_add(1);
+        state.generation = next_generation(state.generation);
         if !state.dirty {
             state.dirty = true;
             self.dirty_clocks.push(clock);
@@ -1065,7 +1067,7 @@ impl Engine {
                     now
                 };
                 let generation = state.generation;
-                self.queue.push(due, Event::ClockDue { clock, generation });
+                self.queue.push(due, QueuedEvent::clock_due(clock, generation));
             }
         }
         dirty.clear();

@@ -3,7 +3,7 @@
 use std::collections::VecDeque;
 
 use super::activity::{Activity, ActivityKind, FailureCause, Phase, RELEASED};
-use super::event::{Event, ProfileTarget, Slot};
+use super::event::{ProfileTarget, QueuedEvent, Slot};
 use super::{Engine, PendingProfileStep};
 use crate::platform::{Disk, DiskId, DiskModel, Host, HostId, Link, LinkId, SharingPolicy};
 use crate::profile::Profile;
@@ -251,7 +251,8 @@ impl Engine {
             f64::INFINITY
         };
         let generation = act.generation;
-        self.queue.push(now + service, Event::Completion { slot, generation });
+        self.queue
+            .push(now + service, QueuedEvent::completion(slot, generation));
     }
 
     /// The head of an FCFS disk left: serve the next request, if any.
