@@ -573,7 +573,7 @@ impl Engine {
             };
             let event = queued.event();
             self.prefetch_next_activity();
-            if self.is_stale(&event) {
+            if !is_current(&self.activities, &self.clocks, event) {
                 self.stale_events += 1;
                 continue;
             }
@@ -617,16 +617,6 @@ impl Engine {
         }
     }
 
-    fn is_stale(&self, event: &Event) -> bool {
-        match *event {
-            Event::Completion { slot, generation } | Event::LatencyElapsed { slot, generation } => {
-                self.activities[slot as usize].generation != generation
-            }
-            Event::ClockDue { clock, generation } => self.clocks[clock as usize].generation != generation,
-            Event::ProfileStep { .. } => false,
-        }
-    }
-
     /// Whether the run can end before the profile event at `next`: no activity event is pending,
     /// every profile still running repeats, and a whole period of the longest of them has
     /// passed since that became so. The resources then only replay states they have had, none
@@ -665,13 +655,8 @@ impl Engine {
         if self.queue.len() > 2 * self.active_activities() + SLACK {
             let (activities, clocks) = (&self.activities, &self.clocks);
             let before = self.queue.len();
-            self.queue.retain(|queued| match queued.event() {
-                Event::Completion { slot, generation } | Event::LatencyElapsed { slot, generation } => {
-                    activities[slot as usize].generation == generation
-                }
-                Event::ClockDue { clock, generation } => clocks[clock as usize].generation == generation,
-                Event::ProfileStep { .. } => true,
-            });
+            self.queue
+                .retain(|queued| is_current(activities, clocks, queued.event()));
             self.stale_events += (before - self.queue.len()) as u64;
         }
     }
@@ -1111,6 +1096,19 @@ impl Engine {
         });
         self.route_index.insert((src, dst), index);
         Ok(index)
+    }
+}
+
+/// Whether an event is still its activity's or clock's (its generation has not moved on); a
+/// superseded one is skipped when popped and dropped when the queue is compacted.
+fn is_current(activities: &[Activity], clocks: &[Clock], event: Event) -> bool {
+    match event {
+        Event::Completion { slot, generation } | Event::LatencyElapsed { slot, generation } => {
+            activities[slot as usize].generation == generation
+        }
+        Event::ClockDue { clock, generation } => clocks[clock as usize].generation == generation,
+        // Profile events wait in their own heap, never in the queue.
+        Event::ProfileStep { .. } => true,
     }
 }
 
