@@ -18,7 +18,7 @@
 //! reallocations made by the last run: a warm engine makes none per event, so this stays far
 //! below the event count),
 //! peak_rss_kb (VmHWM), and the engine's work counters (`sim_core::EngineStats`, deterministic):
-//! stale_events, rate_changes, clock_joins, clock_level_changes, solves, incremental, components,
+//! stale_events, rate_changes, clock_joins, clock_level_changes, omitted_uses, restored_uses, solves, incremental, components,
 //! lone_components, lone_scans_reused, level_only_applies, elements_scanned, rounds. `--sharing exact` runs the
 //! reference solver (the platform's `sharing` setting; `fast` is the default).
 //!
@@ -250,7 +250,7 @@ fn main() {
     println!(
         "{{\"makespan\": {:?}, \"events\": {events}, \"chunks\": {}, \"tasks_done\": {}, \"hosts\": {all}, \
          \"setup_wall_s\": {setup:.6}, \"run_wall_s\": {run:.6}, \"engine_wall_s\": {engine_wall:.6}, \"repeat\": {}, \"allocations\": {allocations}, \"peak_rss_kb\": {}, \
-         \"stale_events\": {}, \"rate_changes\": {}, \"clock_joins\": {}, \"clock_level_changes\": {}, \"solves\": {}, \"incremental\": {}, \
+         \"stale_events\": {}, \"rate_changes\": {}, \"clock_joins\": {}, \"clock_level_changes\": {}, \"omitted_uses\": {}, \"restored_uses\": {}, \"solves\": {}, \"incremental\": {}, \
          \"components\": {}, \"lone_components\": {}, \"lone_scans_reused\": {}, \"level_only_applies\": {}, \"elements_scanned\": {}, \"rounds\": {}}}",
         outcome.makespan,
         outcome.chunks_done,
@@ -261,6 +261,8 @@ fn main() {
         stats.rate_changes,
         stats.clock_joins,
         stats.clock_level_changes,
+        stats.omitted_uses,
+        stats.restored_uses,
         solver.solves,
         solver.incremental,
         solver.components,

@@ -15,7 +15,8 @@
 //!
 //! A comm joins the max-min system when its latency phase ends; each route is resolved once and
 //! cached with its merged constraint uses and, until a link's latency or bandwidth changes, its
-//! latency, penalty and bound.
+//! latency, penalty and bound. In fast mode a comm's variable leaves out the links that another
+//! link of the route implies (`implied.rs`).
 //!
 //! After a batch of changes at one date the engine re-solves only the touched components and
 //! reschedules the completion of each activity whose rate changed. Old completion events are not
@@ -26,6 +27,7 @@
 mod activity;
 mod clock;
 mod event;
+mod implied;
 mod resources;
 mod stats;
 
@@ -41,6 +43,7 @@ pub use stats::EngineStats;
 use activity::{Activity, Phase, NO_VARIABLE, RELEASED};
 use clock::{Clock, Member, NO_CLOCK};
 use event::{next_generation, QueuedEvent, Slot};
+use implied::ImpliedLinks;
 use resources::{platform_profile as platform_profile_of, DiskState, HostState, LinkState};
 
 use crate::network::{ConfigError, NetworkParams};
@@ -68,6 +71,12 @@ struct CachedRoute {
     /// (constraint, weight) of a comm's variable: 1 on every link of the route, `crosstraffic`
     /// on every link of the reverse route, merged once here rather than per comm.
     uses: Vec<(ConstraintId, f64)>,
+    /// The uses a comm's variable gets when some of `uses` are implied by others
+    /// ([`implied`]); `None` when it gets all of them.
+    variable_uses: Option<Box<[(ConstraintId, f64)]>>,
+    /// The solver's key for `variable_uses` (it caches per key the scan of a lone variable's
+    /// list): a new one each time the list changes.
+    key: u32,
     /// Value of `Engine::link_epoch` when the figures below were computed.
     epoch: u64,
     /// Raw route latency.
@@ -147,6 +156,14 @@ pub struct Engine {
     loopback: ConstraintId,
     route_index: FxHashMap<(HostId, HostId), u32>,
     routes: Vec<CachedRoute>,
+    /// The next solver key for a route's variable uses.
+    next_route_key: u32,
+    /// Links that comms' variables leave out ([`implied`]; fast mode only).
+    implied: ImpliedLinks,
+    /// Link uses left out of comms' variables because they were implied.
+    omitted_uses: u64,
+    /// Link uses given back to running comms when their link stopped being implied.
+    restored_uses: u64,
     /// Bumped by every link latency or bandwidth change, so cached route figures are redone.
     link_epoch: u64,
     /// Links currently off (most runs have none: comms then skip the per-link check).
@@ -195,10 +212,19 @@ impl Engine {
     pub fn with_options(platform: Arc<Platform>, params: NetworkParams, mode: SharingMode) -> Engine {
         let mut lmm = MaxMinSystem::with_mode(mode);
         let hosts = platform.hosts.iter().map(|h| HostState::new(&mut lmm, h)).collect();
-        let links = platform.links.iter().map(|l| LinkState::new(&mut lmm, l)).collect();
+        let links: Vec<LinkState> = platform.links.iter().map(|l| LinkState::new(&mut lmm, l)).collect();
         let disks = platform.disks.iter().map(|d| DiskState::new(&mut lmm, d)).collect();
         let loopback = lmm.add_constraint(params.loopback_bandwidth, Sharing::Fatpipe);
         let constraints = loopback.0 as usize + 1;
+        let mut implied_capacity = vec![f64::NAN; constraints];
+        if mode == SharingMode::Fast {
+            for (link, state) in platform.links.iter().zip(&links) {
+                let fixed = link.bandwidth_profile.is_none() && link.bandwidth.is_finite() && link.bandwidth > 0.0;
+                if fixed && link.policy == crate::platform::SharingPolicy::Shared {
+                    implied_capacity[state.cons.0 as usize] = link.bandwidth;
+                }
+            }
+        }
         let mut engine = Engine {
             platform,
             params,
@@ -220,6 +246,10 @@ impl Engine {
             loopback,
             route_index: FxHashMap::default(),
             routes: Vec::new(),
+            next_route_key: 0,
+            implied: ImpliedLinks::new(implied_capacity),
+            omitted_uses: 0,
+            restored_uses: 0,
             link_epoch: 0,
             links_off: 0,
             notes: VecDeque::new(),
@@ -266,6 +296,8 @@ impl Engine {
             rate_changes: self.rate_changes,
             clock_level_changes: self.clock_level_changes,
             clock_joins: self.clock_joins,
+            omitted_uses: self.omitted_uses,
+            restored_uses: self.restored_uses,
             solver: self.lmm.stats(),
         }
     }
@@ -789,9 +821,10 @@ impl Engine {
             figures.penalty,
             self.params.bound(figures.latency, figures.min_bandwidth),
         );
-        let var = self
-            .lmm
-            .add_variable_keyed(penalty, bound, &self.routes[route as usize].uses, route);
+        let cached = &self.routes[route as usize];
+        let uses = cached.variable_uses.as_deref().unwrap_or(&cached.uses);
+        self.omitted_uses += (cached.uses.len() - uses.len()) as u64;
+        let var = self.lmm.add_variable_keyed(penalty, bound, uses, cached.key);
         self.own_variable(slot, var);
         self.begin_running(slot);
     }
@@ -1085,17 +1118,72 @@ impl Engine {
             self.lmm.merge_uses(forward_uses.chain(back_uses))
         };
         let index = self.routes.len() as u32;
+        let mut freed = Vec::new();
+        self.implied.add_route(index, &uses, &mut freed);
         self.routes.push(CachedRoute {
             links: forward.links,
             loopback,
             uses,
+            // Both set by `refresh_variable_uses` below.
+            variable_uses: None,
+            key: 0,
             epoch: u64::MAX,
             latency: 0.0,
             penalty: 0.0,
             min_bandwidth: 0.0,
         });
         self.route_index.insert((src, dst), index);
+        self.refresh_variable_uses(index);
+        for (link, routes) in freed {
+            self.give_back(link, &routes);
+        }
         Ok(index)
+    }
+
+    /// Sets a route's variable uses: its uses without the implied ones.
+    fn refresh_variable_uses(&mut self, route: u32) {
+        let cached = &self.routes[route as usize];
+        let kept: Vec<_> = cached
+            .uses
+            .iter()
+            .copied()
+            .filter(|&(c, _)| !self.implied.is_implied(c))
+            .collect();
+        let variable_uses = (kept.len() < cached.uses.len()).then(|| kept.into_boxed_slice());
+        let key = self.next_route_key;
+        self.next_route_key += 1;
+        let cached = &mut self.routes[route as usize];
+        cached.variable_uses = variable_uses;
+        cached.key = key;
+    }
+
+    /// `link` is no longer implied on `routes`: they get its use back, and so does every comm
+    /// already running on them (its variable was made without it).
+    fn give_back(&mut self, link: ConstraintId, routes: &[u32]) {
+        let mut on_freed_route = vec![false; self.routes.len()];
+        for &route in routes {
+            self.refresh_variable_uses(route);
+            on_freed_route[route as usize] = true;
+        }
+        for slot in 0..self.activities.len() {
+            let act = &self.activities[slot];
+            if act.serial == RELEASED
+                || act.phase != Phase::Running
+                || act.var == NO_VARIABLE
+                || !matches!(act.kind, ActivityKind::Comm { .. })
+                || !on_freed_route[act.route as usize]
+            {
+                continue;
+            }
+            let var = VariableId(act.var);
+            let uses = &self.routes[act.route as usize].uses;
+            let &(_, weight) = uses
+                .iter()
+                .find(|&&(c, _)| c == link)
+                .expect("the route crosses the link");
+            self.lmm.expand(var, link, weight);
+            self.restored_uses += 1;
+        }
     }
 }
 

@@ -23,6 +23,12 @@ pub struct EngineStats {
     /// Level changes of bottleneck clocks ([`crate::sharing::SharingMode::Fast`]): each moves
     /// every member of the clock at once, with one rescheduled event.
     pub clock_level_changes: u64,
+    /// Link uses left out of comms' variables because another link of the route implies them
+    /// (fast mode; see the engine's `implied` module).
+    pub omitted_uses: u64,
+    /// Of those, uses given back to running comms when a newly cached route showed that their
+    /// link was not implied after all.
+    pub restored_uses: u64,
     /// The max-min solver's share.
     pub solver: SolverStats,
 }
