@@ -1143,13 +1143,15 @@ impl Engine {
     /// Sets a route's variable uses: its uses without the implied ones.
     fn refresh_variable_uses(&mut self, route: u32) {
         let cached = &self.routes[route as usize];
-        let kept: Vec<_> = cached
-            .uses
-            .iter()
-            .copied()
-            .filter(|&(c, _)| !self.implied.is_implied(c))
-            .collect();
-        let variable_uses = (kept.len() < cached.uses.len()).then(|| kept.into_boxed_slice());
+        let kept = |&&(c, _): &&(ConstraintId, f64)| !self.implied.is_implied(c);
+        // Counted first, so that a route with nothing implied (a cluster's) allocates nothing
+        // and the others allocate once, to size.
+        let count = cached.uses.iter().filter(kept).count();
+        let variable_uses = (count < cached.uses.len()).then(|| {
+            let mut uses = Vec::with_capacity(count);
+            uses.extend(cached.uses.iter().filter(kept).copied());
+            uses.into_boxed_slice()
+        });
         let key = self.next_route_key;
         self.next_route_key += 1;
         let cached = &mut self.routes[route as usize];
