@@ -1160,7 +1160,8 @@ impl Engine {
     }
 
     /// `link` is no longer implied on `routes`: they get its use back, and so does every comm
-    /// already running on them (its variable was made without it).
+    /// already running on them (its variable was made without it). A link is freed at most once,
+    /// so the scan of the activities runs at most once per link in a run.
     fn give_back(&mut self, link: ConstraintId, routes: &[u32]) {
         let mut on_freed_route = vec![false; self.routes.len()];
         for &route in routes {
