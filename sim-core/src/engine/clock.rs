@@ -121,6 +121,13 @@ impl Clock {
         (((target - self.value) - self.error) / self.level).max(0.0)
     }
 
+    /// Whether a member with `target` completes together with the due `head` at `now` (the
+    /// clock advanced to now): an exact tie (the clock may be a rounding short of it), or a
+    /// completion that rounds to now.
+    pub fn due_with(&self, head: &Member, target: f64, now: SimTime) -> bool {
+        target == head.target || self.level.is_infinite() || (self.level > 0.0 && now + self.time_to(target) <= now)
+    }
+
     /// Drops the entries of members that left from the top, returning the first live one.
     /// `live_member(slot, generation)` says whether an entry is still a member.
     pub fn head(&mut self, live_member: impl Fn(Slot, u32) -> bool) -> Option<Member> {

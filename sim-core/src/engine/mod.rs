@@ -31,7 +31,7 @@ mod implied;
 mod resources;
 mod stats;
 
-use std::collections::VecDeque;
+use std::collections::{BinaryHeap, VecDeque};
 use std::sync::Arc;
 
 use rustc_hash::FxHashMap;
@@ -51,6 +51,10 @@ use crate::platform::{DiskId, HostId, LinkId, Platform, RouteError};
 use crate::queue::EventQueue;
 use crate::sharing::{Changes, ConstraintId, MaxMinSystem, Sharing, SharingMode, VariableId};
 use crate::time::SimTime;
+
+/// Members completing together, popped one by one, after which `pop_clock_head` may take the
+/// rest in one pass over the clock's heap.
+const BULK_DUE_MIN: usize = 32;
 
 /// One step of the event trace (recorded when enabled, for determinism checks).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -1026,29 +1030,43 @@ impl Engine {
             let state = &mut self.clocks[clock as usize];
             state.advance(now);
             let constraint = ConstraintId(state.constraint);
+            let position = |member: &Member| {
+                let var = VariableId(activities[member.slot as usize].var);
+                (self.lmm.position(var, constraint), *member)
+            };
+            // The head is due (its event says so); so is any member `due_with` it.
             while let Some(member) = state.head(live) {
-                // The head is due (its event says so); so is any member with the same target
-                // (an exact tie: the clock, advanced to now, may be a rounding short of it) or
-                // whose completion rounds to now.
-                let is_due = match due.first() {
-                    None => true,
-                    Some(&(_, head)) => {
-                        member.target == head.target
-                            || state.level.is_infinite()
-                            || (state.level > 0.0 && now + state.time_to(member.target) <= now)
-                    }
-                };
-                if !is_due {
+                if due
+                    .first()
+                    .is_some_and(|(_, head)| !state.due_with(head, member.target, now))
+                {
+                    break;
+                }
+                // Many members completing together (a lock-step round of equal workers): once
+                // they are an eighth of what is left, the rest are found in one pass over the
+                // heap and the remainder re-heaped, instead of one pop (log n) each. The pass
+                // costs at most eight times the pops made, and the sort below fixes the order.
+                if due.len() >= BULK_DUE_MIN && due.len() >= state.members.len() / 8 {
+                    let head = due[0].1;
+                    let mut members = std::mem::take(&mut state.members).into_vec();
+                    members.retain(|m| {
+                        if !live(m.slot, m.generation) {
+                            false
+                        } else if state.due_with(&head, m.target, now) {
+                            due.push(position(m));
+                            false
+                        } else {
+                            true
+                        }
+                    });
+                    state.members = BinaryHeap::from(members);
                     break;
                 }
                 state.members.pop();
-                let var = VariableId(activities[member.slot as usize].var);
-                due.push((self.lmm.position(var, constraint), member));
+                due.push(position(&member));
             }
         }
-        if due.len() > 1 {
-            due.sort_unstable_by_key(|&(position, member)| (position, member.slot));
-        }
+        sort_by_position(&mut due);
         let first = due.first().map(|d| d.1.slot);
         for (i, &(_, member)) in due.iter().enumerate() {
             self.drop_from_clock(member.slot);
@@ -1207,6 +1225,32 @@ fn is_current(activities: &[Activity], clocks: &[Clock], event: Event) -> bool {
 /// members that left (rescheduled, completed, cancelled) stay in the heap until they surface.
 fn still_on_clock(activities: &[Activity], activity_clock: &[u32], clock: u32, slot: Slot, generation: u32) -> bool {
     activities[slot as usize].generation == generation && activity_clock[slot as usize] == clock
+}
+
+/// Orders members due together by their element's position in the bottleneck's list (unique
+/// per member). A lock-step round (most of the list due at once) is placed by position in one
+/// pass; a few members are sorted.
+fn sort_by_position(due: &mut Vec<(u32, Member)>) {
+    let span = due
+        .iter()
+        .map(|&(position, _)| position as usize + 1)
+        .max()
+        .unwrap_or(0);
+    if due.len() < BULK_DUE_MIN || span > 4 * due.len() {
+        due.sort_unstable_by_key(|&(position, _)| position);
+        return;
+    }
+    let mut index_at = vec![u32::MAX; span];
+    for (i, &(position, _)) in due.iter().enumerate() {
+        debug_assert_eq!(index_at[position as usize], u32::MAX, "positions are unique");
+        index_at[position as usize] = i as u32;
+    }
+    let placed = index_at
+        .iter()
+        .filter(|&&i| i != u32::MAX)
+        .map(|&i| due[i as usize])
+        .collect();
+    *due = placed;
 }
 
 /// What one [`Engine::step`] did.

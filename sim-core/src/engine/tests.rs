@@ -598,6 +598,32 @@ fn execs_sharing_a_core_on_its_clock_end_at_the_processor_sharing_dates() {
 }
 
 #[test]
+fn many_clock_members_completing_together_leave_in_the_exact_modes_order() {
+    // 200 execs of 1 flop and 50 of 2 flops, in interleaved tag order, start together on one
+    // core of 1 flop/s: processor sharing ends the 200 together at t = 250 and the 50 at t = 300.
+    // In fast mode the 200 leave the core's clock at once, most of them in one pass over its heap
+    // (`pop_clock_head`), and must reach the application in the order exact mode gives them.
+    let mut runs = Vec::new();
+    for mode in [SharingMode::Exact, SharingMode::Fast] {
+        let mut p = Platform::new();
+        let h = p.add_host(Host::new("h", 1.0)).unwrap();
+        let mut e = Engine::with_options(Arc::new(p), NetworkParams::default(), mode);
+        for tag in 0..250u64 {
+            let flops = if tag % 5 == 2 { 2.0 } else { 1.0 };
+            e.start_exec(h, flops, tag);
+        }
+        let out = drain(&mut e);
+        assert_eq!(out.len(), 250);
+        for &(tag, date, ok) in &out {
+            let expected = if tag % 5 == 2 { 300.0 } else { 250.0 };
+            assert!(ok && rel_close(date, expected, 1e-12), "{mode:?}: exec {tag} at {date}");
+        }
+        runs.push(out.iter().map(|&(tag, ..)| tag).collect::<Vec<_>>());
+    }
+    assert_eq!(runs[0], runs[1], "fast mode reorders the tie");
+}
+
+#[test]
 fn a_latency_change_moves_the_tcp_bound_of_a_running_flow() {
     // SimGrid 3.32's `set_latency`: a running flow's latency, and with it its TCP bound
     // 4194304 / (2 L), follow the link's latency. One flow alone on a 1 GB/s link whose latency
