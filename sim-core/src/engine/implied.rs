@@ -54,16 +54,22 @@ pub(super) struct ImpliedLinks {
     /// Per constraint: [`UNSEEN`], [`FREE`], or its index in `candidates`.
     state: Vec<u32>,
     candidates: Vec<Candidates>,
+    /// Scratch of [`ImpliedLinks::add_route`]: the route's weight on each eligible constraint,
+    /// NaN off the route, so that intersecting a link's candidates with the route costs one
+    /// look-up per candidate, not a search of the route.
+    route_weight: Vec<f64>,
 }
 
 impl ImpliedLinks {
     /// Tracking for the constraints with a known capacity in `capacity` (NaN: never left out).
     pub fn new(capacity: Vec<f64>) -> ImpliedLinks {
         let state = vec![UNSEEN; capacity.len()];
+        let route_weight = vec![f64::NAN; capacity.len()];
         ImpliedLinks {
             capacity,
             state,
             candidates: Vec::new(),
+            route_weight,
         }
     }
 
@@ -81,10 +87,14 @@ impl ImpliedLinks {
     /// use back.
     pub fn add_route(&mut self, route: u32, uses: &[(ConstraintId, f64)], freed: &mut Vec<(ConstraintId, Vec<u32>)>) {
         for &(c, weight) in uses {
+            if self.capacity(c).is_some() {
+                self.route_weight[c.0 as usize] = weight;
+            }
+        }
+        for &(c, weight) in uses {
             let Some(cap) = self.capacity(c) else {
                 continue;
             };
-            let weight_on = |m: ConstraintId| uses.iter().find(|&&(u, _)| u == m).map(|&(_, w)| w);
             match self.state[c.0 as usize] {
                 FREE => {}
                 UNSEEN => {
@@ -107,7 +117,9 @@ impl ImpliedLinks {
                 }
                 index => {
                     let entry = &mut self.candidates[index as usize];
-                    entry.by.retain(|&m| weight_on(m).is_some_and(|w| w >= weight));
+                    // Off the route, the weight is NaN and the comparison false.
+                    let route_weight = &self.route_weight;
+                    entry.by.retain(|&m| route_weight[m.0 as usize] >= weight);
                     if entry.by.is_empty() {
                         self.state[c.0 as usize] = FREE;
                         freed.push((c, std::mem::take(&mut entry.routes)));
@@ -115,6 +127,11 @@ impl ImpliedLinks {
                         entry.routes.push(route);
                     }
                 }
+            }
+        }
+        for &(c, _) in uses {
+            if let Some(weight) = self.route_weight.get_mut(c.0 as usize) {
+                *weight = f64::NAN;
             }
         }
     }
@@ -168,5 +185,13 @@ mod tests {
         links.add_route(2, &[(c(0), 0.05), (c(4), 1.0)], &mut freed);
         assert!(!links.is_implied(c(4)));
         assert!(freed.is_empty());
+        // Nor on a later route: a link implied on its first route is freed by one that crosses
+        // the narrow link only lightly.
+        let mut links = ImpliedLinks::new(vec![10.0, 100.0]);
+        links.add_route(0, &[(c(0), 1.0), (c(1), 1.0)], &mut freed);
+        assert!(links.is_implied(c(1)));
+        links.add_route(1, &[(c(1), 1.0), (c(0), 0.05)], &mut freed);
+        assert!(!links.is_implied(c(1)));
+        assert_eq!(freed, vec![(c(1), vec![0])]);
     }
 }
