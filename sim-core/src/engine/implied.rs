@@ -54,8 +54,8 @@ pub(super) struct ImpliedLinks {
     /// Per constraint: [`UNSEEN`], [`FREE`], or its index in `candidates`.
     state: Vec<u32>,
     candidates: Vec<Candidates>,
-    /// Scratch of [`ImpliedLinks::add_route`]: the route's weight on each eligible constraint,
-    /// NaN off the route, so that intersecting a link's candidates with the route costs one
+    /// Scratch of [`ImpliedLinks::add_route`]: the route's weight on each constraint, NaN off
+    /// the route, so that intersecting a link's candidates with the route costs one
     /// look-up per candidate, not a search of the route.
     route_weight: Vec<f64>,
 }
@@ -87,8 +87,8 @@ impl ImpliedLinks {
     /// use back.
     pub fn add_route(&mut self, route: u32, uses: &[(ConstraintId, f64)], freed: &mut Vec<(ConstraintId, Vec<u32>)>) {
         for &(c, weight) in uses {
-            if self.capacity(c).is_some() {
-                self.route_weight[c.0 as usize] = weight;
+            if let Some(slot) = self.route_weight.get_mut(c.0 as usize) {
+                *slot = weight;
             }
         }
         for &(c, weight) in uses {
