@@ -211,7 +211,7 @@ impl<E> EventQueue<E> {
 
     /// Removes and returns the earliest event if it is not after `limit` (the engine's horizon):
     /// one look at the bitmap instead of a [`EventQueue::peek_time`] and a [`EventQueue::pop`].
-    #[inline]
+    #[inline(always)]
     pub fn pop_not_after(&mut self, limit: SimTime) -> Option<(SimTime, E)> {
         let next = if self.current.is_empty() {
             self.buckets[self.first_bucket()?].min_time
@@ -225,7 +225,7 @@ impl<E> EventQueue<E> {
     }
 
     /// Removes and returns the earliest event (earliest inserted among equal times).
-    #[inline]
+    #[inline(always)]
     pub fn pop(&mut self) -> Option<(SimTime, E)> {
         // One function on purpose: splitting the bucket path into a helper returning an
         // `Option<Entry>` cost 10% on the hold model.
@@ -294,7 +294,7 @@ impl<E> EventQueue<E> {
     /// bucket holds one event or lies on the lowest level (whose buckets each hold a single time,
     /// so the first event is the earliest inserted). `None` otherwise, and when empty. For
     /// prefetching what the next pop will need; use [`EventQueue::pop`] to take it.
-    #[inline]
+    #[inline(always)]
     pub fn peek_cheap(&self) -> Option<&E> {
         if let Some(entry) = self.current.front() {
             return Some(&entry.event);

@@ -434,6 +434,7 @@ impl Engine {
     }
 
     /// Completes after `duration` seconds.
+    #[inline(always)]
     pub fn sleep(&mut self, duration: f64, tag: u64) -> ActivityId {
         let (id, slot) = self.new_activity(ActivityKind::Sleep, tag, 0.0);
         let act = &mut self.activities[slot as usize];
@@ -519,6 +520,7 @@ impl Engine {
     // ----- advancing time ------------------------------------------------------------------
 
     /// Advances until the next notification, or returns `None` when nothing is left to happen.
+    #[inline]
     pub fn next_notification(&mut self) -> Option<Notification> {
         self.next_notification_until(SimTime::INFINITY)
     }
@@ -526,10 +528,59 @@ impl Engine {
     /// Like [`Engine::next_notification`] but processes no event after `horizon`; when it stops
     /// there for lack of a notification, the clock is moved to `horizon` (if finite).
     ///
-    /// The rare and heavy paths it reaches (the solve, clocks, a comm's data phase, profile
-    /// events) are kept out of line: inlined, their loop-invariant addresses were set up on every
-    /// call, about 50 instructions an event on the hold model, whose events need none of them.
+    /// Most events are the completion of a live activity whose rate needs no solve. That case is
+    /// handled here, inlined into the caller; anything else (a notification or completion
+    /// already waiting, a pending solve, profiles, a trace, the budget's turn, a stale or
+    /// non-completion event) goes to [`Engine::next_notification_slow`], which does exactly what
+    /// this would have done. As one out-of-line function, every event paid its prologue (six
+    /// saved registers, a frame, loop-invariant addresses): about 50 instructions an event on
+    /// the hold model.
+    #[inline(always)]
     pub fn next_notification_until(&mut self, horizon: SimTime) -> Option<Notification> {
+        if self.notes.is_empty()
+            && self.due_now.is_empty()
+            && !self.lmm.needs_solve()
+            && self.dirty_clocks.is_empty()
+            && self.profiles.is_empty()
+            && self.trace.is_none()
+            && self.steps - self.steps_charged < crate::budget::CHECK_EVERY
+            && (self.active_activities() != 0 || horizon.is_finite())
+        {
+            let Some((time, queued)) = self.queue.pop_not_after(horizon) else {
+                return self.next_notification_slow(horizon, None);
+            };
+            if let Event::Completion { slot, generation } = queued.event() {
+                if self.activities[slot as usize].generation == generation {
+                    self.prefetch_next_activity();
+                    if time > self.now {
+                        self.now = time;
+                    }
+                    self.steps += 1;
+                    self.quiet_since = None;
+                    return Some(self.complete(slot));
+                }
+            }
+            return self.next_notification_slow(horizon, Some((time, queued)));
+        }
+        self.next_notification_slow(horizon, None)
+    }
+
+    /// The general loop of [`Engine::next_notification_until`], from an event it may already
+    /// have popped. The rare and heavy paths it reaches (the solve, clocks, a comm's data phase,
+    /// profile events) are kept out of line as well: inlined here, their loop-invariant
+    /// addresses were set up on every call.
+    #[inline(never)]
+    fn next_notification_slow(
+        &mut self,
+        horizon: SimTime,
+        popped: Option<(SimTime, QueuedEvent)>,
+    ) -> Option<Notification> {
+        if let Some((time, queued)) = popped {
+            match self.take_popped(time, queued) {
+                Some(Step::Completed(slot)) => return Some(self.complete(slot)),
+                Some(Step::Handled | Step::Idle) | None => {}
+            }
+        }
         loop {
             if let Some(note) = self.notes.pop_front() {
                 return Some(note);
@@ -607,44 +658,52 @@ impl Engine {
             let Some((time, queued)) = self.queue.pop_not_after(horizon) else {
                 return Step::Idle;
             };
-            let event = queued.event();
-            self.prefetch_next_activity();
-            if !is_current(&self.activities, &self.clocks, event) {
-                self.stale_events += 1;
-                continue;
+            if let Some(step) = self.take_popped(time, queued) {
+                return step;
             }
-            if time > self.now {
-                self.now = time;
-            }
-            self.steps += 1;
-            self.quiet_since = None;
-            if let Some(trace) = &mut self.trace {
-                trace.push(TraceRecord { time: self.now, event });
-            }
-            return match event {
-                Event::Completion { slot, .. } => Step::Completed(slot),
-                Event::ClockDue { clock, .. } => match self.pop_clock_head(clock) {
-                    Some(slot) => Step::Completed(slot),
-                    None => Step::Handled,
-                },
-                Event::LatencyElapsed { slot, .. } => {
-                    self.start_data_phase(slot);
-                    Step::Handled
-                }
-                // Profile events wait in `profiles`, never in the queue.
-                Event::ProfileStep { target, index } => {
-                    self.apply_profile(target, index);
-                    Step::Handled
-                }
-            };
         }
+    }
+
+    /// Processes an event just popped from the queue at `time`; `None` when it was superseded.
+    #[inline(always)]
+    fn take_popped(&mut self, time: SimTime, queued: QueuedEvent) -> Option<Step> {
+        let event = queued.event();
+        self.prefetch_next_activity();
+        if !is_current(&self.activities, &self.clocks, event) {
+            self.stale_events += 1;
+            return None;
+        }
+        if time > self.now {
+            self.now = time;
+        }
+        self.steps += 1;
+        self.quiet_since = None;
+        if let Some(trace) = &mut self.trace {
+            trace.push(TraceRecord { time: self.now, event });
+        }
+        Some(match event {
+            Event::Completion { slot, .. } => Step::Completed(slot),
+            Event::ClockDue { clock, .. } => match self.pop_clock_head(clock) {
+                Some(slot) => Step::Completed(slot),
+                None => Step::Handled,
+            },
+            Event::LatencyElapsed { slot, .. } => {
+                self.start_data_phase(slot);
+                Step::Handled
+            }
+            // Profile events wait in `profiles`, never in the queue.
+            Event::ProfileStep { target, index } => {
+                self.apply_profile(target, index);
+                Step::Handled
+            }
+        })
     }
 
     /// Asks the CPU to start loading the record of the activity the next event is for, so that
     /// the load overlaps the handling of this one. With thousands of pending activities that
     /// record is usually out of cache, and reading it was the largest cost of an event (hold
     /// model). Only when the queue can name the next event in O(1).
-    #[inline]
+    #[inline(always)]
     fn prefetch_next_activity(&self) {
         if let Some(slot) = self.queue.peek_cheap().and_then(|queued| queued.activity()) {
             if let Some(act) = self.activities.get(slot as usize) {
@@ -752,6 +811,7 @@ impl Engine {
 
     // ----- activity lifecycle ----------------------------------------------------------------
 
+    #[inline(always)]
     fn new_activity(&mut self, kind: ActivityKind, tag: u64, work: f64) -> (ActivityId, Slot) {
         let serial = self.next_serial;
         self.next_serial = self.next_serial.wrapping_add(1);
@@ -871,6 +931,7 @@ impl Engine {
     }
 
     /// Ends an activity that finished and returns its notification.
+    #[inline(always)]
     fn complete(&mut self, slot: Slot) -> Notification {
         let act = &self.activities[slot as usize];
         let kind = act.kind;
@@ -908,6 +969,7 @@ impl Engine {
 
     /// Frees an activity's slot and variable; pending events become stale. Only what tells a
     /// free slot apart is written: `new_activity` overwrites the rest on reuse.
+    #[inline(always)]
     fn release(&mut self, slot: Slot) {
         let act = &mut self.activities[slot as usize];
         act.generation = next_generation(act.generation);

@@ -329,6 +329,63 @@ fn same_inputs_give_identical_event_traces() {
     assert_eq!(s1, s2);
 }
 
+/// `next_notification_until` takes a live completion itself and leaves every other case to its
+/// general loop; a trace sends every event through that loop. The two must agree on every
+/// notification, date and work counter, on a run mixing sleeps, execs sharing a core (clocks),
+/// comms (latency events, solves), cancellations (stale events) and finite horizons.
+#[test]
+fn the_completion_fast_path_does_what_the_general_loop_does() {
+    let run = |traced: bool| {
+        let (p, a, b) = chain(&[(1e6, 0.001), (5e5, 0.002)]);
+        let mut e = Engine::new(Arc::new(p)).unwrap();
+        if traced {
+            e.enable_trace();
+        }
+        let mut out = Vec::new();
+        let mut started = 0u64;
+        let start = |e: &mut Engine, i: u64| match i % 4 {
+            0 => {
+                e.sleep(0.01 * (i % 7) as f64, i);
+            }
+            1 => {
+                e.start_exec(a, 1e7 * (1 + i % 3) as f64, i);
+            }
+            2 => {
+                let (s, d) = if i % 3 == 0 { (b, a) } else { (a, b) };
+                e.start_comm(s, d, 1e4 * (1 + i % 5) as f64, i).unwrap();
+            }
+            _ => {
+                let doomed = e.sleep(1.0, i);
+                e.cancel(doomed);
+            }
+        };
+        for i in 0..12 {
+            start(&mut e, i);
+            started += 1;
+        }
+        let mut horizon = 0.0;
+        while started < 400 {
+            horizon += 0.003;
+            while let Some(note) = e.next_notification_until(SimTime::from_secs(horizon)) {
+                let (tag, done) = match note {
+                    Notification::Completed { tag, .. } => (tag, true),
+                    Notification::Failed { tag, .. } => (tag, false),
+                };
+                out.push((tag, e.now().secs().to_bits(), done));
+                start(&mut e, started);
+                start(&mut e, started + 1);
+                started += 2;
+            }
+        }
+        let tail = drain(&mut e);
+        (out, tail, e.now(), e.steps(), e.stats())
+    };
+    let (fast, general) = (run(false), run(true));
+    assert!(fast.0.len() > 150, "{} notifications", fast.0.len());
+    assert!(fast.4.stale_events > 0, "the run makes stale events: {:?}", fast.4);
+    assert_eq!(fast, general);
+}
+
 #[test]
 fn cancelled_activity_frees_its_share() {
     let (p, h) = one_host(1e9, 1);
