@@ -211,6 +211,7 @@ impl<E> EventQueue<E> {
 
     /// Removes and returns the earliest event if it is not after `limit` (the engine's horizon):
     /// one look at the bitmap instead of a [`EventQueue::peek_time`] and a [`EventQueue::pop`].
+    // Forced: on the engine's inlined event path (`Engine::next_notification_until`).
     #[inline(always)]
     pub fn pop_not_after(&mut self, limit: SimTime) -> Option<(SimTime, E)> {
         let next = if self.current.is_empty() {
@@ -225,6 +226,7 @@ impl<E> EventQueue<E> {
     }
 
     /// Removes and returns the earliest event (earliest inserted among equal times).
+    // Forced: on the engine's inlined event path (`Engine::next_notification_until`).
     #[inline(always)]
     pub fn pop(&mut self) -> Option<(SimTime, E)> {
         // One function on purpose: splitting the bucket path into a helper returning an
@@ -294,6 +296,7 @@ impl<E> EventQueue<E> {
     /// bucket holds one event or lies on the lowest level (whose buckets each hold a single time,
     /// so the first event is the earliest inserted). `None` otherwise, and when empty. For
     /// prefetching what the next pop will need; use [`EventQueue::pop`] to take it.
+    // Forced: on the engine's inlined event path (`Engine::next_notification_until`).
     #[inline(always)]
     pub fn peek_cheap(&self) -> Option<&E> {
         if let Some(entry) = self.current.front() {

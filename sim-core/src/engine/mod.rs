@@ -434,6 +434,7 @@ impl Engine {
     }
 
     /// Completes after `duration` seconds.
+    // Forced: on the inlined event path (see `next_notification_until`).
     #[inline(always)]
     pub fn sleep(&mut self, duration: f64, tag: u64) -> ActivityId {
         let (id, slot) = self.new_activity(ActivityKind::Sleep, tag, 0.0);
@@ -534,7 +535,8 @@ impl Engine {
     /// non-completion event) goes to [`Engine::next_notification_slow`], which does exactly what
     /// this would have done. As one out-of-line function, every event paid its prologue (six
     /// saved registers, a frame, loop-invariant addresses): about 50 instructions an event on
-    /// the hold model.
+    /// the hold model. What this path calls is marked `#[inline(always)]`: once the path grew,
+    /// fat LTO left four of those calls in place (bench/README.md, "Fifteenth round").
     #[inline(always)]
     pub fn next_notification_until(&mut self, horizon: SimTime) -> Option<Notification> {
         if self.notes.is_empty()
@@ -665,6 +667,7 @@ impl Engine {
     }
 
     /// Processes an event just popped from the queue at `time`; `None` when it was superseded.
+    /// Inlined into both of its callers in the general loop, which then makes no call for it.
     #[inline(always)]
     fn take_popped(&mut self, time: SimTime, queued: QueuedEvent) -> Option<Step> {
         let event = queued.event();
@@ -703,6 +706,7 @@ impl Engine {
     /// the load overlaps the handling of this one. With thousands of pending activities that
     /// record is usually out of cache, and reading it was the largest cost of an event (hold
     /// model). Only when the queue can name the next event in O(1).
+    // Forced: on the inlined event path (see `next_notification_until`).
     #[inline(always)]
     fn prefetch_next_activity(&self) {
         if let Some(slot) = self.queue.peek_cheap().and_then(|queued| queued.activity()) {
@@ -811,6 +815,7 @@ impl Engine {
 
     // ----- activity lifecycle ----------------------------------------------------------------
 
+    // Forced: on the inlined event path (see `next_notification_until`).
     #[inline(always)]
     fn new_activity(&mut self, kind: ActivityKind, tag: u64, work: f64) -> (ActivityId, Slot) {
         let serial = self.next_serial;
@@ -931,6 +936,7 @@ impl Engine {
     }
 
     /// Ends an activity that finished and returns its notification.
+    // Forced: on the inlined event path (see `next_notification_until`).
     #[inline(always)]
     fn complete(&mut self, slot: Slot) -> Notification {
         let act = &self.activities[slot as usize];
@@ -969,6 +975,7 @@ impl Engine {
 
     /// Frees an activity's slot and variable; pending events become stale. Only what tells a
     /// free slot apart is written: `new_activity` overwrites the rest on reuse.
+    // Forced: on the inlined event path (see `next_notification_until`).
     #[inline(always)]
     fn release(&mut self, slot: Slot) {
         let act = &mut self.activities[slot as usize];
