@@ -554,11 +554,7 @@ impl Engine {
             if let Event::Completion { slot, generation } = queued.event() {
                 if self.activities[slot as usize].generation == generation {
                     self.prefetch_next_activity();
-                    if time > self.now {
-                        self.now = time;
-                    }
-                    self.steps += 1;
-                    self.quiet_since = None;
+                    self.enter_event(time);
                     return Some(self.complete(slot));
                 }
             }
@@ -676,11 +672,7 @@ impl Engine {
             self.stale_events += 1;
             return None;
         }
-        if time > self.now {
-            self.now = time;
-        }
-        self.steps += 1;
-        self.quiet_since = None;
+        self.enter_event(time);
         if let Some(trace) = &mut self.trace {
             trace.push(TraceRecord { time: self.now, event });
         }
@@ -700,6 +692,17 @@ impl Engine {
                 Step::Handled
             }
         })
+    }
+
+    /// Moves the clock to a current event popped at `time` and counts it (both paths of
+    /// [`Engine::next_notification_until`] do exactly this).
+    #[inline(always)]
+    fn enter_event(&mut self, time: SimTime) {
+        if time > self.now {
+            self.now = time;
+        }
+        self.steps += 1;
+        self.quiet_since = None;
     }
 
     /// Asks the CPU to start loading the record of the activity the next event is for, so that
