@@ -163,6 +163,8 @@ pub struct Engine {
     loopback: ConstraintId,
     route_index: RouteIndex,
     routes: Vec<CachedRoute>,
+    /// Reused by [`Engine::cached_route`] for a reverse route's links.
+    back_links: Vec<LinkId>,
     /// The next solver key for a route's variable uses.
     next_route_key: u32,
     /// Links that comms' variables leave out ([`implied`]; fast mode only).
@@ -257,6 +259,7 @@ impl Engine {
             loopback,
             route_index: RouteIndex::new(host_count),
             routes: Vec::new(),
+            back_links: Vec::new(),
             next_route_key: 0,
             implied: ImpliedLinks::new(implied_capacity),
             omitted_uses: 0,
@@ -1232,23 +1235,28 @@ impl Engine {
         }
         let forward = self.platform.route(src, dst)?;
         let loopback = src == dst && forward.links.is_empty();
-        // A missing reverse route only disables cross traffic for this pair.
-        let back_links = if loopback {
-            Vec::new()
-        } else {
-            self.platform.route(dst, src).map(|r| r.links).unwrap_or_default()
-        };
+        // A missing reverse route only disables cross traffic for this pair. The reverse
+        // route's links are only read: taken from its cache entry when it has one (a worker's
+        // answer to its master), else resolved into a buffer kept for the next route.
+        let mut back_links = std::mem::take(&mut self.back_links);
+        back_links.clear();
+        if !loopback && self.params.crosstraffic > 0.0 {
+            match self.route_index.get(dst, src) {
+                Some(back) => back_links.extend_from_slice(&self.routes[back as usize].links),
+                None => {
+                    self.platform.route_into(dst, src, &mut back_links);
+                }
+            }
+        }
         let uses = if loopback {
             vec![(self.loopback, 1.0)]
         } else {
             let cross = self.params.crosstraffic;
             let forward_uses = forward.links.iter().map(|l| (self.links[l.0 as usize].cons, 1.0));
-            let back_uses = back_links
-                .iter()
-                .filter(|_| cross > 0.0)
-                .map(|l| (self.links[l.0 as usize].cons, cross));
+            let back_uses = back_links.iter().map(|l| (self.links[l.0 as usize].cons, cross));
             self.lmm.merge_uses(forward_uses.chain(back_uses))
         };
+        self.back_links = back_links;
         let index = self.routes.len() as u32;
         let mut freed = Vec::new();
         self.implied.add_route(index, &uses, &mut freed);

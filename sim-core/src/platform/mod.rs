@@ -244,6 +244,12 @@ impl Platform {
         })
     }
 
+    /// [`Platform::route`]'s links into a buffer the caller reuses (cleared first; empty when
+    /// there is no route, which returns `false`).
+    pub fn route_into(&self, src: HostId, dst: HostId, links: &mut Vec<LinkId>) -> bool {
+        self.routing.route_into(src, dst, links)
+    }
+
     /// Sum of the latencies of a route's links, seconds, added in route order from 0.0 as
     /// SimGrid does (so an empty route has latency +0.0).
     pub fn route_latency(&self, route: &Route) -> f64 {

@@ -564,6 +564,21 @@ impl Routing {
         }
     }
 
+    /// [`Routing::route`]'s links, into `links` (cleared first, and left empty when there is no
+    /// route): for a caller that only reads them, with a buffer it reuses. `false` when distinct
+    /// hosts are not connected.
+    pub fn route_into(&self, src: HostId, dst: HostId, links: &mut Vec<LinkId>) -> bool {
+        links.clear();
+        if self
+            .global_route(NetPoint::Host(src), NetPoint::Host(dst), links, 0)
+            .is_ok()
+        {
+            return true;
+        }
+        links.clear();
+        src == dst
+    }
+
     /// The route between any two hosts or routers (no special case for `src == dst`).
     pub fn route_between(&self, src: NetPoint, dst: NetPoint) -> Option<Route> {
         // Room for a typical route's links, so that it is allocated once, not grown link by link
@@ -954,6 +969,47 @@ mod tests {
         assert_eq!(r.route(HostId(0), HostId(1)).unwrap().links, l(&[1, 2]));
         assert_eq!(r.route(HostId(1), HostId(0)), None);
         assert_eq!(r.route(HostId(0), HostId(0)), Some(Route::default()));
+    }
+
+    /// `route_into` gives `route`'s links, whatever the buffer held, and an empty buffer and
+    /// `false` for a pair with no route.
+    #[test]
+    fn route_into_a_reused_buffer_is_route() {
+        let mut full = Routing::default();
+        full.add_route(HostId(0), HostId(1), l(&[1, 2]));
+        let mut buffer = l(&[9, 9, 9]);
+        assert!(full.route_into(HostId(0), HostId(1), &mut buffer));
+        assert_eq!(buffer, l(&[1, 2]));
+        assert!(!full.route_into(HostId(1), HostId(0), &mut buffer));
+        assert!(buffer.is_empty());
+        buffer.push(LinkId(9));
+        assert!(full.route_into(HostId(0), HostId(0), &mut buffer));
+        assert!(buffer.is_empty());
+        // A route that fails after its first zone's links were found: 0 -> 1 -> (z2) 2, but no
+        // route from the gateway 2 to host 3.
+        let mut zones = Routing::default();
+        let root = zones.root();
+        let z1 = zones.add_zone(root, "z1", ZoneRouting::Full).unwrap();
+        let z2 = zones.add_zone(root, "z2", ZoneRouting::Full).unwrap();
+        for (host, zone) in [(0, z1), (1, z1), (2, z2), (3, z2)] {
+            zones.place_host(HostId(host), zone).unwrap();
+        }
+        zones.add_zone_route(z1, h(0), h(1), l(&[1]), None).unwrap();
+        let gateways = Some((h(1), h(2)));
+        zones
+            .add_zone_route(root, NetPoint::Zone(z1), NetPoint::Zone(z2), l(&[9]), gateways)
+            .unwrap();
+        assert!(zones.route_into(HostId(0), HostId(2), &mut buffer));
+        assert_eq!(buffer, l(&[1, 9]));
+        assert!(!zones.route_into(HostId(0), HostId(3), &mut buffer));
+        assert!(buffer.is_empty());
+        for r in [tie_graph(ZoneRouting::Floyd), tie_graph(ZoneRouting::Dijkstra)] {
+            for (a, b) in [(0, 1), (1, 0), (0, 0), (1, 1)] {
+                buffer.push(LinkId(9));
+                assert!(r.route_into(HostId(a), HostId(b), &mut buffer));
+                assert_eq!(buffer, r.route(HostId(a), HostId(b)).unwrap().links, "{a} -> {b}");
+            }
+        }
     }
 
     #[test]
