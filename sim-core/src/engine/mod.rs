@@ -1178,7 +1178,12 @@ impl Engine {
     fn place_by_bottleneck_list(&mut self, due: &mut Vec<(u32, Member)>, constraint: ConstraintId) {
         let rank = &mut self.due_rank;
         for (i, (_, member)) in due.iter().enumerate() {
-            let var = self.activities[member.slot as usize].var as usize;
+            // A clock's member always has a variable; the check keeps `rank` sized by variables.
+            let var = self.activities[member.slot as usize].var;
+            if var == NO_VARIABLE {
+                continue;
+            }
+            let var = var as usize;
             if rank.len() <= var {
                 rank.resize(var + 1, NOT_DUE);
             }
@@ -1194,7 +1199,9 @@ impl Engine {
         // round.
         debug_assert!(due.iter().all(|d| d.0 != u32::MAX), "a member off its bottleneck");
         for (_, member) in due.iter().filter(|d| d.0 == u32::MAX) {
-            rank[self.activities[member.slot as usize].var as usize] = NOT_DUE;
+            if let Some(i) = rank.get_mut(self.activities[member.slot as usize].var as usize) {
+                *i = NOT_DUE;
+            }
         }
         sort_by_position(due);
     }
