@@ -202,6 +202,8 @@ pub struct Engine {
     /// By variable: its index in `due_scratch` while a lock-step round is placed, else
     /// [`NOT_DUE`] (see [`Engine::place_by_bottleneck_list`]).
     due_rank: Vec<u32>,
+    /// Reused by [`Engine::place_by_bottleneck_list`] for the round in its new order.
+    due_placed: Vec<(u32, Member)>,
     trace: Option<Vec<TraceRecord>>,
 }
 
@@ -281,6 +283,7 @@ impl Engine {
             due_now: VecDeque::new(),
             due_scratch: Vec::new(),
             due_rank: Vec::new(),
+            due_placed: Vec::new(),
             trace: None,
         };
         engine.schedule_profiles();
@@ -1171,10 +1174,11 @@ impl Engine {
         first
     }
 
-    /// Sets the positions of a lock-step round's members (`due`, all on `constraint`) and puts
-    /// them in that order, by one pass over the constraint's list of users. Looking each
-    /// member's position up instead reads its variable and then its list of uses: two dependent
-    /// reads out of cache per member on a large round (the 100,000-host star's).
+    /// Puts a lock-step round's members (`due`, all on `constraint`) in the order of the
+    /// constraint's list of users, with their positions, by one pass over that list into a kept
+    /// buffer. Looking each member's position up instead reads its variable and then its list of
+    /// uses: two dependent reads out of cache per member on a large round (the 100,000-host
+    /// star's).
     fn place_by_bottleneck_list(&mut self, due: &mut Vec<(u32, Member)>, constraint: ConstraintId) {
         let rank = &mut self.due_rank;
         for (i, (_, member)) in due.iter().enumerate() {
@@ -1189,21 +1193,31 @@ impl Engine {
             }
             rank[var] = i as u32;
         }
+        let mut placed = std::mem::take(&mut self.due_placed);
+        placed.clear();
         for (position, var) in self.lmm.variables_of(constraint).enumerate() {
             if let Some(i) = rank.get_mut(var.0 as usize).filter(|i| **i != NOT_DUE) {
-                due[*i as usize].0 = position as u32;
+                let member = due[*i as usize].1;
+                placed.push((position as u32, member));
                 *i = NOT_DUE;
             }
         }
-        // Every member uses its bottleneck; were one not found, its mark must not outlive the
-        // round.
-        debug_assert!(due.iter().all(|d| d.0 != u32::MAX), "a member off its bottleneck");
-        for (_, member) in due.iter().filter(|d| d.0 == u32::MAX) {
-            if let Some(i) = rank.get_mut(self.activities[member.slot as usize].var as usize) {
-                *i = NOT_DUE;
+        // Every member uses its bottleneck. Were one not found, it goes last, and its mark must
+        // not outlive the round.
+        debug_assert_eq!(placed.len(), due.len(), "a member off its bottleneck");
+        if placed.len() < due.len() {
+            for &(position, member) in due.iter() {
+                let var = self.activities[member.slot as usize].var as usize;
+                match rank.get_mut(var) {
+                    Some(i) if *i != NOT_DUE => *i = NOT_DUE,
+                    Some(_) => continue, // placed by the walk
+                    None => {}           // no variable
+                }
+                placed.push((position, member));
             }
         }
-        sort_by_position(due);
+        std::mem::swap(due, &mut placed);
+        self.due_placed = placed;
     }
 
     /// Schedules the next completion of every clock marked since the last time.

@@ -557,11 +557,10 @@ impl Routing {
     /// The route from `src` to `dst`; an empty route for `src == dst` when the platform gives
     /// none; `None` when distinct hosts are not connected.
     pub fn route(&self, src: HostId, dst: HostId) -> Option<Route> {
-        match self.route_between(NetPoint::Host(src), NetPoint::Host(dst)) {
-            Some(route) => Some(route),
-            None if src == dst => Some(Route::default()),
-            None => None,
-        }
+        // Room for a typical route's links, so that it is allocated once, not grown link by link
+        // (a run resolves every route it uses: part of the fixed cost of a short run).
+        let mut links = Vec::with_capacity(ROUTE_CAPACITY);
+        self.route_into(src, dst, &mut links).then_some(Route { links })
     }
 
     /// [`Routing::route`]'s links, into `links` (cleared first, and left empty when there is no
@@ -581,8 +580,7 @@ impl Routing {
 
     /// The route between any two hosts or routers (no special case for `src == dst`).
     pub fn route_between(&self, src: NetPoint, dst: NetPoint) -> Option<Route> {
-        // Room for a typical route's links, so that it is allocated once, not grown link by link
-        // (a run resolves every route it uses: part of the fixed cost of a short run).
+        // Sized as in `route`.
         let mut links = Vec::with_capacity(ROUTE_CAPACITY);
         self.global_route(src, dst, &mut links, 0).ok()?;
         Some(Route { links })
