@@ -30,6 +30,7 @@ mod event;
 mod implied;
 mod resources;
 mod route_index;
+mod route_lists;
 mod stats;
 
 use std::collections::{BinaryHeap, VecDeque};
@@ -45,6 +46,7 @@ use event::{next_generation, QueuedEvent, Slot};
 use implied::ImpliedLinks;
 use resources::{platform_profile as platform_profile_of, DiskState, HostState, LinkState};
 use route_index::RouteIndex;
+use route_lists::{RouteLists, Span};
 
 use crate::network::{ConfigError, NetworkParams};
 use crate::platform::{DiskId, HostId, LinkId, Platform, RouteError};
@@ -72,15 +74,16 @@ pub struct TraceRecord {
 /// figures as of the last link change.
 #[derive(Clone, Debug)]
 struct CachedRoute {
-    links: Vec<LinkId>,
+    /// Its links, in `Engine::route_lists` (as are the uses below).
+    links: Span,
     /// True for a host talking to itself without a declared route: use the loopback.
     loopback: bool,
     /// (constraint, weight) of a comm's variable: 1 on every link of the route, `crosstraffic`
     /// on every link of the reverse route, merged once here rather than per comm.
-    uses: Vec<(ConstraintId, f64)>,
+    uses: Span,
     /// The uses a comm's variable gets when some of `uses` are implied by others
     /// ([`implied`]); `None` when it gets all of them.
-    variable_uses: Option<Box<[(ConstraintId, f64)]>>,
+    variable_uses: Option<Span>,
     /// The solver's key for `variable_uses` (it caches per key the scan of a lone variable's
     /// list): a new one each time the list changes.
     key: u32,
@@ -163,7 +166,10 @@ pub struct Engine {
     loopback: ConstraintId,
     route_index: RouteIndex,
     routes: Vec<CachedRoute>,
-    /// Reused by [`Engine::cached_route`] for a reverse route's links.
+    /// The cached routes' links and uses.
+    route_lists: RouteLists,
+    /// Reused by [`Engine::cached_route`] for a route's links and its reverse route's.
+    forward_links: Vec<LinkId>,
     back_links: Vec<LinkId>,
     /// The next solver key for a route's variable uses.
     next_route_key: u32,
@@ -261,6 +267,8 @@ impl Engine {
             loopback,
             route_index: RouteIndex::new(host_count),
             routes: Vec::new(),
+            route_lists: RouteLists::default(),
+            forward_links: Vec::new(),
             back_links: Vec::new(),
             next_route_key: 0,
             implied: ImpliedLinks::new(implied_capacity),
@@ -385,8 +393,8 @@ impl Engine {
             }
         }
         if self.links_off > 0 {
-            let cached = &self.routes[route as usize];
-            if let Some(&off) = cached.links.iter().find(|l| !self.links[l.0 as usize].on) {
+            let links = self.route_lists.links(self.routes[route as usize].links);
+            if let Some(&off) = links.iter().find(|l| !self.links[l.0 as usize].on) {
                 self.fail(slot, FailureCause::LinkOff(off));
                 return Ok(id);
             }
@@ -908,7 +916,7 @@ impl Engine {
             self.params.bound(figures.latency, figures.min_bandwidth),
         );
         let cached = &self.routes[route as usize];
-        let uses = cached.variable_uses.as_deref().unwrap_or(&cached.uses);
+        let uses = self.route_lists.uses(cached.variable_uses.unwrap_or(cached.uses));
         self.omitted_uses += (cached.uses.len() - uses.len()) as u64;
         let var = self.lmm.add_variable_keyed(penalty, bound, uses, cached.key);
         self.own_variable(slot, var);
@@ -926,7 +934,8 @@ impl Engine {
                 self.params.loopback_bandwidth,
             )
         } else {
-            let bws = route.links.iter().map(|l| self.links[l.0 as usize].bandwidth);
+            let links = self.route_lists.links(route.links);
+            let bws = links.iter().map(|l| self.links[l.0 as usize].bandwidth);
             let min_bw = bws.clone().fold(f64::INFINITY, f64::min);
             (self.params.penalty(latency, bws), min_bw)
         };
@@ -940,7 +949,8 @@ impl Engine {
             let latency = if cached.loopback {
                 self.params.loopback_latency
             } else {
-                cached.links.iter().map(|l| self.links[l.0 as usize].latency).sum()
+                let links = self.route_lists.links(cached.links);
+                links.iter().map(|l| self.links[l.0 as usize].latency).sum()
             };
             let (penalty, min_bandwidth) = self.route_penalty_and_bandwidth(route, latency);
             let cached = &mut self.routes[route as usize];
@@ -1254,35 +1264,48 @@ impl Engine {
         if let Some(index) = self.route_index.get(src, dst) {
             return Ok(index);
         }
-        let forward = self.platform.route(src, dst)?;
-        let loopback = src == dst && forward.links.is_empty();
+        // Both directions are resolved into kept buffers, and what is cached is appended to
+        // `route_lists`: caching a route allocates nothing of its own.
+        let mut forward = std::mem::take(&mut self.forward_links);
+        if !self.platform.route_into(src, dst, &mut forward) {
+            self.forward_links = forward;
+            return Err(self.platform.no_route(src, dst));
+        }
+        let loopback = src == dst && forward.is_empty();
         // A missing reverse route only disables cross traffic for this pair. The reverse
         // route's links are only read: taken from its cache entry when it has one (a worker's
-        // answer to its master), else resolved into a buffer kept for the next route.
+        // answer to its master), else resolved.
         let mut back_links = std::mem::take(&mut self.back_links);
         back_links.clear();
         if !loopback && self.params.crosstraffic > 0.0 {
             match self.route_index.get(dst, src) {
-                Some(back) => back_links.extend_from_slice(&self.routes[back as usize].links),
+                Some(back) => {
+                    back_links.extend_from_slice(self.route_lists.links(self.routes[back as usize].links));
+                }
                 None => {
                     self.platform.route_into(dst, src, &mut back_links);
                 }
             }
         }
+        let (lmm, links) = (&self.lmm, &self.links);
         let uses = if loopback {
-            vec![(self.loopback, 1.0)]
+            let loopback = self.loopback;
+            self.route_lists.push_uses_with(|out| out.push((loopback, 1.0)))
         } else {
             let cross = self.params.crosstraffic;
-            let forward_uses = forward.links.iter().map(|l| (self.links[l.0 as usize].cons, 1.0));
-            let back_uses = back_links.iter().map(|l| (self.links[l.0 as usize].cons, cross));
-            self.lmm.merge_uses(forward_uses.chain(back_uses))
+            let forward_uses = forward.iter().map(|l| (links[l.0 as usize].cons, 1.0));
+            let back_uses = back_links.iter().map(|l| (links[l.0 as usize].cons, cross));
+            self.route_lists
+                .push_uses_with(|out| lmm.merge_uses_into(forward_uses.chain(back_uses), out))
         };
+        let route_links = self.route_lists.push_links(&forward);
+        self.forward_links = forward;
         self.back_links = back_links;
         let index = self.routes.len() as u32;
         let mut freed = Vec::new();
-        self.implied.add_route(index, &uses, &mut freed);
+        self.implied.add_route(index, self.route_lists.uses(uses), &mut freed);
         self.routes.push(CachedRoute {
-            links: forward.links,
+            links: route_links,
             loopback,
             uses,
             // Both set by `refresh_variable_uses` below.
@@ -1303,16 +1326,16 @@ impl Engine {
 
     /// Sets a route's variable uses: its uses without the implied ones.
     fn refresh_variable_uses(&mut self, route: u32) {
-        let cached = &self.routes[route as usize];
-        let kept = |&&(c, _): &&(ConstraintId, f64)| !self.implied.is_implied(c);
-        // Counted first, so that a route with nothing implied (a cluster's) allocates nothing
-        // and the others allocate once, to size.
-        let count = cached.uses.iter().filter(kept).count();
-        let variable_uses = (count < cached.uses.len()).then(|| {
-            let mut uses = Vec::with_capacity(count);
-            uses.extend(cached.uses.iter().filter(kept).copied());
-            uses.into_boxed_slice()
-        });
+        let uses = self.routes[route as usize].uses;
+        let implied = &self.implied;
+        // Written out only when something is left out: a route with nothing implied (a
+        // cluster's) adds nothing to the buffer.
+        let variable_uses = self
+            .route_lists
+            .uses(uses)
+            .iter()
+            .any(|&(c, _)| implied.is_implied(c))
+            .then(|| self.route_lists.push_kept_uses(uses, |c| !implied.is_implied(c)));
         let key = self.next_route_key;
         self.next_route_key += 1;
         let cached = &mut self.routes[route as usize];
@@ -1340,7 +1363,7 @@ impl Engine {
                 continue;
             }
             let var = VariableId(act.var);
-            let uses = &self.routes[act.route as usize].uses;
+            let uses = self.route_lists.uses(self.routes[act.route as usize].uses);
             let &(_, weight) = uses
                 .iter()
                 .find(|&&(c, _)| c == link)

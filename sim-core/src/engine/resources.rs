@@ -171,7 +171,10 @@ impl Engine {
                         |engine, act| {
                             matches!(act.kind, ActivityKind::Comm { .. })
                                 && matches!(act.phase, Phase::Latency | Phase::Running)
-                                && engine.routes[act.route as usize].links.contains(&l)
+                                && engine
+                                    .route_lists
+                                    .links(engine.routes[act.route as usize].links)
+                                    .contains(&l)
                         },
                         FailureCause::LinkOff(l),
                     );
@@ -193,7 +196,11 @@ impl Engine {
             if act.serial == RELEASED
                 || !matches!(act.kind, ActivityKind::Comm { .. })
                 || !matches!(act.phase, Phase::Latency | Phase::Running)
-                || !self.routes[act.route as usize].uses.iter().any(|&(c, _)| c == cons)
+                || !self
+                    .route_lists
+                    .uses(self.routes[act.route as usize].uses)
+                    .iter()
+                    .any(|&(c, _)| c == cons)
             {
                 continue;
             }

@@ -238,10 +238,15 @@ impl Platform {
     /// The links a message from `src` to `dst` crosses, in order. For `src == dst` without a
     /// declared route the route is empty and the network model uses its loopback.
     pub fn route(&self, src: HostId, dst: HostId) -> Result<Route, RouteError> {
-        self.routing.route(src, dst).ok_or_else(|| RouteError::NoRoute {
+        self.routing.route(src, dst).ok_or_else(|| self.no_route(src, dst))
+    }
+
+    /// The error of a route lookup between hosts that are not connected.
+    pub fn no_route(&self, src: HostId, dst: HostId) -> RouteError {
+        RouteError::NoRoute {
             src: self.host(src).name.clone(),
             dst: self.host(dst).name.clone(),
-        })
+        }
     }
 
     /// [`Platform::route`]'s links into a buffer the caller reuses (cleared first; empty when

@@ -478,24 +478,29 @@ impl MaxMinSystem {
 
     /// Combines a list of (constraint, weight) uses as successive [`MaxMinSystem::expand`] calls
     /// would, into one entry per constraint (first-use order), for
-    /// [`MaxMinSystem::add_variable_with`]. Callers that start many variables on the same
-    /// resources (a cached network route) merge once and reuse the result.
-    pub fn merge_uses(&self, uses: impl IntoIterator<Item = (ConstraintId, f64)>) -> Vec<(ConstraintId, f64)> {
+    /// [`MaxMinSystem::add_variable_with`], appended to `merged` (what it held before is left
+    /// alone and not searched). Callers that start many variables on the same resources (a
+    /// cached network route) merge once and reuse the result.
+    pub fn merge_uses_into(
+        &self,
+        uses: impl IntoIterator<Item = (ConstraintId, f64)>,
+        merged: &mut Vec<(ConstraintId, f64)>,
+    ) {
         let uses = uses.into_iter();
-        let mut merged: Vec<(ConstraintId, f64)> = Vec::with_capacity(uses.size_hint().0);
+        let start = merged.len();
+        merged.reserve(uses.size_hint().0);
         for (c, weight) in uses {
-            match merged.iter_mut().find(|(cc, _)| *cc == c) {
+            match merged[start..].iter_mut().find(|(cc, _)| *cc == c) {
                 Some((_, current)) => *current = self.cons[c.0 as usize].sharing.combine(*current, weight),
                 None => merged.push((c, weight)),
             }
         }
-        merged
     }
 
     /// Adds a variable already attached to constraints: the same system as
     /// [`MaxMinSystem::add_variable`] followed by one [`MaxMinSystem::expand`] per use, without
     /// searching for repeated constraints. `uses` must name each constraint once (see
-    /// [`MaxMinSystem::merge_uses`]).
+    /// [`MaxMinSystem::merge_uses_into`]).
     pub fn add_variable_with(&mut self, penalty: f64, bound: f64, uses: &[(ConstraintId, f64)]) -> VariableId {
         let v = self.add_variable(penalty, bound);
         // One allocation for a new slot's list, not one per doubling (a run's first comms).

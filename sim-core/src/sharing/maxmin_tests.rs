@@ -383,15 +383,18 @@ fn add_variable_with_merged_uses_equals_expanding_one_by_one() {
     let pipe = sys.add_constraint(30.0, Sharing::Fatpipe);
     let other = sys.add_constraint(80.0, Sharing::Shared);
     let raw = [(shared, 1.0), (pipe, 1.0), (shared, 0.05), (pipe, 0.05), (other, 1.0)];
-    let merged = sys.merge_uses(raw);
+    // Appended after what the buffer holds, which is neither searched nor changed.
+    let mut merged = vec![(shared, 7.0)];
+    sys.merge_uses_into(raw, &mut merged);
     // SHARED adds the two weights, FATPIPE keeps the larger; first-use order.
-    assert_eq!(merged, vec![(shared, 1.05), (pipe, 1.0), (other, 1.0)]);
+    assert_eq!(merged, vec![(shared, 7.0), (shared, 1.05), (pipe, 1.0), (other, 1.0)]);
+    let merged = &merged[1..];
     let a = sys.add_variable(2.0, 40.0);
     for (c, w) in raw {
         sys.expand(a, c, w);
     }
-    let b = sys.add_variable_with(2.0, 40.0, &merged);
-    let waiting = sys.add_variable_with(0.0, f64::INFINITY, &merged);
+    let b = sys.add_variable_with(2.0, 40.0, merged);
+    let waiting = sys.add_variable_with(0.0, f64::INFINITY, merged);
     solve(&mut sys);
     assert_eq!(sys.value(a).to_bits(), sys.value(b).to_bits());
     assert_eq!(sys.value(waiting), 0.0);
