@@ -18,7 +18,7 @@ pub enum BenchCommand {
     /// Hold model (pop the earliest event, schedule one at now + Exp(1)) with a fixed number of
     /// pending events, then many concurrent flows on the grid90 platform.
     ///
-    /// Example: `gridsim bench engine --pending 10000 --events 20000000`
+    /// Example: `gridsim bench engine --pending 10000 --events 20000000` (or `--hold-only`)
     Engine {
         /// Pending events in the hold model.
         #[arg(long, default_value_t = 10_000, value_parser = clap::value_parser!(u64).range(1..))]
@@ -39,6 +39,11 @@ pub enum BenchCommand {
         /// Concurrent flows in the network scenario.
         #[arg(long, default_value_t = 200, value_parser = clap::value_parser!(u64).range(1..))]
         flows: u64,
+        /// Run the hold model and the bare queue only, not the network and long-profile
+        /// scenarios: a short measurement of the machine's current speed, which
+        /// `bench/compare.py` takes next to every gridsim run it times.
+        #[arg(long)]
+        hold_only: bool,
     },
     /// The WAL-FC cluster model: events and jobs per second of one run of each policy on the
     /// six-node cluster, replaying the whole process trace (experiments/wal.toml's defaults).
@@ -92,6 +97,7 @@ pub fn run(command: BenchCommand) -> Result<()> {
             platform,
             messages,
             flows,
+            hold_only,
         } => {
             // At most 130 bytes a pending sleep (activity slot, queue entry, growth): peak RSS
             // over `--pending 10000000` was 127 B with 32-byte queue entries, 121 B with 16.
@@ -99,6 +105,9 @@ pub fn run(command: BenchCommand) -> Result<()> {
                 .map_err(anyhow::Error::msg)?;
             // Fits in memory (checked above), so it fits in usize.
             hold_model(pending as usize, events, repeat.max(1));
+            if hold_only {
+                return Ok(());
+            }
             let platform =
                 platforms::load_platform(&platform).with_context(|| format!("loading {}", platform.display()))?;
             network_scenario(Arc::new(platform), flows as usize, messages)?;

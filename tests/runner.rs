@@ -1059,6 +1059,34 @@ fn cli_help_gives_an_example_for_every_subcommand() {
     }
 }
 
+/// `bench/compare.py` takes `bench engine --hold-only` next to every run it times: it must print
+/// the hold-model and overhead lines it parses, and skip the scenarios that take seconds.
+#[test]
+fn bench_engine_hold_only_prints_the_hold_model_and_nothing_else() {
+    let cwd = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let args = [
+        "bench",
+        "engine",
+        "--hold-only",
+        "--pending",
+        "100",
+        "--events",
+        "2000",
+        "--repeat",
+        "1",
+    ];
+    let (ok, out, err) = gridsim(&args, cwd);
+    assert!(ok, "{err}");
+    for start in ["hold model:", "bare queue hold:", "engine overhead:"] {
+        assert!(
+            out.lines().any(|l| l.starts_with(start)),
+            "no {start:?} line in:\n{out}"
+        );
+    }
+    assert!(!out.contains("network:") && !out.contains("long profile:"), "{out}");
+    assert_eq!(out.lines().count(), 4, "{out}");
+}
+
 #[test]
 fn cli_rejects_bad_files_with_location_and_nonzero_exit() {
     let dir = tempfile::tempdir().unwrap();
