@@ -1287,7 +1287,7 @@ impl Engine {
                 }
             }
         }
-        let (lmm, links) = (&self.lmm, &self.links);
+        let (lmm, links) = (&mut self.lmm, &self.links);
         let uses = if loopback {
             let loopback = self.loopback;
             self.route_lists.push_uses_with(|out| out.push((loopback, 1.0)))

@@ -323,6 +323,8 @@ pub struct MaxMinSystem {
     /// component search touches a few dense cache lines).
     cons_stamp: Vec<u64>,
     var_stamp: Vec<u64>,
+    /// By constraint: where [`MaxMinSystem::merge_uses_into`] last appended it.
+    merge_slot: Vec<usize>,
     // Reused buffers (no allocation per solve once warm).
     comp_cons: Vec<ConstraintId>,
     comp_vars: Vec<VariableId>,
@@ -389,6 +391,7 @@ impl MaxMinSystem {
             unfixed: 0,
         });
         self.cons_stamp.push(0);
+        self.merge_slot.push(0);
         self.clock_info.push(ClockInfo::default());
         id
     }
@@ -482,7 +485,7 @@ impl MaxMinSystem {
     /// alone and not searched). Callers that start many variables on the same resources (a
     /// cached network route) merge once and reuse the result.
     pub fn merge_uses_into(
-        &self,
+        &mut self,
         uses: impl IntoIterator<Item = (ConstraintId, f64)>,
         merged: &mut Vec<(ConstraintId, f64)>,
     ) {
@@ -490,9 +493,17 @@ impl MaxMinSystem {
         let start = merged.len();
         merged.reserve(uses.size_hint().0);
         for (c, weight) in uses {
-            match merged[start..].iter_mut().find(|(cc, _)| *cc == c) {
+            // Linear in the uses, not quadratic (about 22 on grid90: 11 links each way):
+            // `merge_slot` remembers where each constraint went. A slot is never cleared; it is
+            // this merge's when it points into what this merge appended and that entry names `c`
+            // (every entry appended here set its constraint's slot).
+            let slot = &mut self.merge_slot[c.0 as usize];
+            match merged.get_mut(*slot).filter(|(cc, _)| *slot >= start && *cc == c) {
                 Some((_, current)) => *current = self.cons[c.0 as usize].sharing.combine(*current, weight),
-                None => merged.push((c, weight)),
+                None => {
+                    *slot = merged.len();
+                    merged.push((c, weight));
+                }
             }
         }
     }

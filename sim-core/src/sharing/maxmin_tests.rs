@@ -376,6 +376,52 @@ fn a_variable_alone_gets_the_general_fillings_value_bit_for_bit() {
     }
 }
 
+/// The merge as its definition reads: for each use in order, the first entry of its constraint
+/// among those appended so far, combined, else a new entry at the end.
+fn merge_by_search(sharing: &[Sharing], uses: &[(ConstraintId, f64)]) -> Vec<(ConstraintId, f64)> {
+    let mut merged: Vec<(ConstraintId, f64)> = Vec::new();
+    for &(c, w) in uses {
+        match merged.iter_mut().find(|(cc, _)| *cc == c) {
+            Some((_, current)) => *current = sharing[c.0 as usize].combine(*current, w),
+            None => merged.push((c, w)),
+        }
+    }
+    merged
+}
+
+proptest::proptest! {
+    /// Successive merges into one buffer (routes cached one after the other), some after the
+    /// buffer was cut back, each equal to the definition's merge of its own uses, to the bit,
+    /// and leaving what the buffer held before untouched.
+    #[test]
+    fn merging_into_a_shared_buffer_equals_merging_alone(
+        kinds in proptest::collection::vec(proptest::bool::ANY, 1..8),
+        lists in proptest::collection::vec(
+            (proptest::collection::vec((0usize..8, 0.01f64..2.0), 0..24), 0usize..40),
+            1..6,
+        ),
+    ) {
+        let mut sys = MaxMinSystem::new();
+        let sharing: Vec<Sharing> =
+            kinds.iter().map(|&shared| if shared { Sharing::Shared } else { Sharing::Fatpipe }).collect();
+        let cons: Vec<ConstraintId> = sharing.iter().map(|&k| sys.add_constraint(10.0, k)).collect();
+        let mut buffer = Vec::new();
+        for (raw, cut) in lists {
+            buffer.truncate(cut.min(buffer.len()));
+            let before = buffer.clone();
+            let uses: Vec<(ConstraintId, f64)> = raw.iter().map(|&(i, w)| (cons[i % cons.len()], w)).collect();
+            sys.merge_uses_into(uses.iter().copied(), &mut buffer);
+            proptest::prop_assert_eq!(&buffer[..before.len()], &before[..]);
+            let expected = merge_by_search(&sharing, &uses);
+            let got = &buffer[before.len()..];
+            proptest::prop_assert_eq!(got.len(), expected.len());
+            for (g, e) in got.iter().zip(&expected) {
+                proptest::prop_assert!(g.0 == e.0 && g.1.to_bits() == e.1.to_bits(), "{:?} vs {:?}", got, expected);
+            }
+        }
+    }
+}
+
 #[test]
 fn add_variable_with_merged_uses_equals_expanding_one_by_one() {
     let mut sys = MaxMinSystem::new();
