@@ -20,10 +20,12 @@ The volunteer-computing scenario (issue 19) is a 100,000-host star (SimGrid clus
 links to one backbone) with N = 1e6 tasks; SimGrid is given 10 minutes a run there (--sg-timeout)
 and reported as not finished beyond that.
 
-After every timed `bot_scenario` run, a short hold model (`gridsim bench engine --hold-only`,
-about 1 s) measures the machine's speed at that moment: the events/s target (at least a third of
-the hold model's) is judged per repetition against it, because the machine's speed drifts by
-20-40% over a pass; the full `gridsim bench engine` at the end gives the engine-overhead target.
+After every timed `bot_scenario` run, a hold model (`gridsim bench engine --hold-only`, about
+2 s) measures the machine's speed at that moment: the events/s target (at least a third of the
+hold model's) is judged per repetition against it, because the machine's speed drifts by 20-40%
+over a pass. The events/s target is judged twice: on the timed run (a process's first, "cold",
+as SimGrid's is) and on the median of 5 runs in one process ("warm", as the hold model is
+timed). The full `gridsim bench engine` at the end gives the engine-overhead target.
 
 Prints three tables (times, throughput/memory, makespans), the volunteer scenario's memory per
 host, and the targets of issues 5 and 19 with every ratio; exits 1 if any makespan differs from
@@ -50,10 +52,12 @@ SCENARIOS = [
 ]
 TOLERANCE = 1e-9  # issue 19: every makespan within 1e-9 relative of SimGrid's
 BASELINE_N = 1000  # memory baseline: the same deployment with N = 1000
-# `gridsim bench engine` at the end of the pass (engine-overhead target), and the short hold model
-# taken right after every timed `bot_scenario` run (events/s target; about 1 s).
+# `gridsim bench engine` at the end of the pass (engine-overhead target), and the hold model taken
+# right after every timed `bot_scenario` run (events/s target). Both run 3e6 events: the rate
+# depends on how far the model runs (1e6 events read 10-30% higher, alternated with 3e6).
 FULL_HOLD = ["--events", "3000000", "--repeat", "5", "--messages", "20000"]
-PAIRED_HOLD = ["--hold-only", "--events", "1000000", "--repeat", "3"]
+PAIRED_HOLD = ["--hold-only", "--events", "3000000", "--repeat", "3"]
+WARM_REPEAT = 5
 
 
 class Sides:
@@ -95,8 +99,15 @@ class Sides:
         j = C.json.loads(out)
         m = dict(makespan=j["makespan"], run=j["run_wall_s"], proc=wall, rss=rss, events=j["events"])
         if self.paired_hold:
+            # The run above is a process's first, as SimGrid's is: it pays the cold start (fresh
+            # heap pages, cold caches; about 0.2 ms, most of a short run's gap). The hold model
+            # is timed warm, so the events/s target is also judged on the warm figure: the median
+            # of WARM_REPEAT runs in one process.
+            warm = C.json.loads(C.measure(cmd + ["--repeat", str(WARM_REPEAT)])[0])
+            assert warm["makespan"] == j["makespan"], (warm["makespan"], j["makespan"])
+            m["warm"] = warm["run_wall_s"]
             # The machine's speed drifts by 20-40% over a pass: the events/s target is judged
-            # against a short hold model taken right after this run, not only the one at the end.
+            # against a hold model taken right after these runs, not only the one at the end.
             rates, _ = hold_model(self.p["gridsim"], PAIRED_HOLD)
             m["hold"] = rates.get("hold_table_Mev_s", float("nan"))
             m["overhead"] = rates.get("overhead", float("nan"))
@@ -304,25 +315,30 @@ def main():
               f"{'met' if overhead <= 1.5 else 'MISSED'} ({hold.get('overhead_line', 'not measured')})")
         paired = [m["overhead"] for _, _, _, meas, _ in results for m in meas["direct"]]
         if paired:
-            print(f"- the same ratio in the {len(paired)} short hold models paired with the timed runs "
+            print(f"- the same ratio in the {len(paired)} hold models paired with the timed runs "
                   f"(`gridsim bench engine {' '.join(PAIRED_HOLD)}`): median {C.median(paired):.2f}, "
                   f"range {min(paired):.2f}-{max(paired):.2f}")
         for name, n, reps, meas, base in results:
             rate = meas["direct"][0]["events"] / med(meas, "direct", "run") / 1e6
             # Judged per repetition against the hold model taken right after it (the machine's
             # speed drifts over a pass), then the median; the end-of-pass figure is shown beside.
-            shares = [m["events"] / m["run"] / 1e6 / m["hold"] for m in meas["direct"]]
-            share = C.median(shares)
+            # Cold: the timed run above (a process's first); warm: the median of WARM_REPEAT.
+            verdicts = []
+            for kind, field in (("cold", "run"), ("warm", "warm")):
+                shares = [m["events"] / m[field] / 1e6 / m["hold"] for m in meas["direct"]]
+                share = C.median(shares)
+                verdicts.append(f"{kind} {'met' if share >= 1 / 3 else 'MISSED'} ({share:.2f})")
             holds = ", ".join(f"{m['hold']:.2f}" for m in meas["direct"])
-            print(f"- events/s >= 1/3 of the hold model's, {name}: {'met' if share >= 1 / 3 else 'MISSED'} "
-                  f"({rate:.2f} M events/s; {share:.2f} of the paired hold models ({holds} M events/s), "
-                  f"median over {len(shares)} repetitions; {rate / h:.2f} of the end-of-pass {h:.2f})")
+            print(f"- events/s >= 1/3 of the hold model's, {name}: {'; '.join(verdicts)}: {rate:.2f} M events/s "
+                  f"cold, {meas['direct'][0]['events'] / med(meas, 'direct', 'warm') / 1e6:.2f} M warm, against "
+                  f"the paired hold models' {holds} M events/s (median over {len(meas['direct'])} "
+                  f"repetitions); cold {rate / h:.2f} of the end-of-pass {h:.2f}")
     print(f"\nMachine: {os.cpu_count()} cores; load average {load0[0]:.2f} at start, {load1[0]:.2f} at end; "
           f"{time.time() - t_start:.0f} s of measurements.")
 
     if a.csv:
-        fields = ["scenario", "tasks", "rep", "side", "makespan", "run", "proc", "rss", "activities", "events", "hold",
-                  "overhead"]
+        fields = ["scenario", "tasks", "rep", "side", "makespan", "run", "proc", "rss", "activities", "events", "warm",
+                  "hold", "overhead"]
         with open(a.csv, "w") as fh:
             fh.write(",".join(fields) + "\n")
             for r in raw:
