@@ -43,8 +43,8 @@ impl TraceFormat {
     /// Recognises a format from a file name (`.swf`, `.gwf`, `.tab`, `.csv`, each optionally
     /// followed by `.gz`), else from the first non-blank line of the (decompressed) text:
     /// `;` starts an SWF header, `#` a GWF one, `hour,min,...` is the process trace's header,
-    /// `event_id` (or a tab-separated line of 9 fields) an FTA event trace, and a line of 18 or
-    /// 29 whitespace-separated fields is SWF or GWF.
+    /// `event_id` (or a line of 9 fields, split on single tabs or on runs of white space) an FTA
+    /// event trace, and a line of 18 or 29 whitespace-separated fields is SWF or GWF.
     pub fn detect(file_name: &str, first_line: &str) -> Option<TraceFormat> {
         let lower = file_name.to_ascii_lowercase();
         let stem = lower.strip_suffix(".gz").unwrap_or(&lower);
@@ -72,6 +72,7 @@ impl TraceFormat {
             return Some(TraceFormat::Fta);
         }
         match line.split_ascii_whitespace().count() {
+            9 => Some(TraceFormat::Fta),
             18 => Some(TraceFormat::Swf),
             29 => Some(TraceFormat::Gwf),
             _ => None,

@@ -20,16 +20,23 @@
 //!
 //! # Readings taken (the reader)
 //!
-//! - **Separators.** Columns are separated by one tab each, so a node name may hold spaces and
-//!   an empty column is a missing value. Some copies of the traces are space-separated: a line
-//!   with no tab at all is split on runs of spaces instead (its node name then cannot hold a
-//!   space, and a missing value must be written as a marker such as `NULL`). Each column is
-//!   trimmed of surrounding ASCII white space, the node name included.
+//! - **Separators.** A line that splits on single tabs into exactly nine columns is read that
+//!   way: a node name may then hold spaces, and an empty column is a missing value. Any other
+//!   line is split on runs of spaces and tabs, the layout in which the archive's files circulate
+//!   (the LANL `event_trace.tab`, for one, pads its columns with spaces around the tabs and
+//!   leaves empty tab-separated columns that are padding, not values); such a line must then
+//!   give nine fields, its node name cannot hold a space, and a missing value is written as a
+//!   marker such as `NULL`. A line that gives nine fields neither way is refused with both
+//!   counts, since which column is missing cannot be told. Each column is trimmed of
+//!   surrounding ASCII white space, the node name included.
 //! - **The header.** An optional first line whose first column is `event_id` (possibly written
 //!   `#event_id` or `# event_id`) is skipped. Its column names must be the nine above, in that
-//!   order (case-insensitively): a header naming another order is refused rather than misread.
-//!   Any other line starting with `#` is an error (the format has no comments). Blank lines are
-//!   skipped.
+//!   order (case-insensitively), except that the end column may be named `event_stop_time`,
+//!   the name the circulating LANL copy uses: a header naming another order or other columns is
+//!   refused rather than misread. Any other line starting with `#` is an error (the format has
+//!   no comments). Blank lines are skipped.
+//! - **Node names** are text, kept as written: `10.000` stays `10.000` (the LANL trace names
+//!   nodes so), and two node ids may share one name (they stay two nodes).
 //! - **Missing values.** `event_end_time` and `event_end_reason` may be empty, `NULL`, `\N`
 //!   (a MySQL export's null) or `-1`: all mean missing. A missing end time is an interval still
 //!   open when the trace ends. The writer writes `NULL`.
@@ -217,10 +224,18 @@ impl<R: BufRead> Iterator for FtaReader<R> {
 /// many there are.
 fn columns(text: &str) -> ([&str; 10], usize) {
     if text.contains('\t') {
-        first_columns(text.split('\t'))
-    } else {
-        first_columns(text.split_ascii_whitespace())
+        let by_tab = first_columns(text.split('\t'));
+        if by_tab.1 == FIELDS.len() {
+            return by_tab;
+        }
     }
+    first_columns(text.split_ascii_whitespace())
+}
+
+/// The alternative names a header may give a column, besides [`FIELDS`]' own.
+fn header_name_matches(field: &str, written: &str) -> bool {
+    written.eq_ignore_ascii_case(field)
+        || (field == "event_end_time" && written.eq_ignore_ascii_case("event_stop_time"))
 }
 
 fn first_columns<'a>(parts: impl Iterator<Item = &'a str>) -> ([&'a str; 10], usize) {
@@ -245,7 +260,7 @@ fn is_header(text: &str) -> bool {
 fn check_header(n: u64, text: &str) -> Result<(), TraceError> {
     let without_hash = text.trim_ascii_start().trim_start_matches('#').trim_ascii_start();
     let (cols, count) = columns(without_hash);
-    let matches = count == FIELDS.len() && FIELDS.iter().zip(cols).all(|(f, c)| c.eq_ignore_ascii_case(f));
+    let matches = count == FIELDS.len() && FIELDS.iter().zip(cols).all(|(f, c)| header_name_matches(f, c));
     if matches {
         Ok(())
     } else {
@@ -253,7 +268,8 @@ fn check_header(n: u64, text: &str) -> Result<(), TraceError> {
         Err(TraceError::line(
             n,
             format!(
-                "the header names the columns \"{}\"; this reader reads exactly {} in this order",
+                "the header names the columns \"{}\"; this reader reads exactly {} in this order \
+                 (event_stop_time may stand for event_end_time)",
                 found.trim_ascii(),
                 FIELDS.join(", ")
             ),
@@ -299,11 +315,18 @@ fn time(n: u64, i: usize, token: &str) -> Result<f64, TraceError> {
 pub fn parse_line(n: u64, text: &str) -> Result<FtaEvent, TraceError> {
     let (cols, count) = columns(text);
     if count != FIELDS.len() {
-        let separator = if text.contains('\t') { "tab" } else { "space" };
+        let how = if text.contains('\t') {
+            format!(
+                "{} columns split on single tabs, {count} split on runs of spaces and tabs",
+                text.split('\t').count()
+            )
+        } else {
+            format!("{count} space-separated columns")
+        };
         return Err(TraceError::line(
             n,
             format!(
-                "{count} {separator}-separated columns; an FTA event line has 9 ({}): \"{}\"",
+                "{how}; an FTA event line has 9 ({}): \"{}\"",
                 FIELDS.join(", "),
                 shorten(text)
             ),

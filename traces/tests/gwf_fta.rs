@@ -378,13 +378,13 @@ fn fta_wrong_column_counts() {
     assert_eq!((e.line, e.field.as_deref()), (1, None));
     assert!(
         e.message
-            .starts_with("8 tab-separated columns; an FTA event line has 9"),
+            .starts_with("8 columns split on single tabs, 8 split on runs of spaces and tabs; an FTA event line has 9"),
         "{e}"
     );
     // 10 columns.
     assert!(fta_err("1\t1\t1\t1\tn\t0\t100\t200\t0\t9\n")
         .message
-        .starts_with("10 tab-separated"));
+        .starts_with("10 columns split on single tabs, 10 split on runs"));
     // Space-separated with an empty end: only 8 tokens.
     assert!(fta_err("1 1 1 1 n 0 100 0\n").message.starts_with("8 space-separated"));
     // A node name with a space in a space-separated line: 10 tokens.
