@@ -180,6 +180,11 @@ pub struct RunOutput {
     pub events: u64,
     /// Detail tables by name (e.g. `chunks`); written only when the experiment asks.
     pub tables: BTreeMap<String, Table>,
+    /// Set when the application could not finish its work (every worker off for good, a
+    /// program whose main thread never ended): why, with how much was done. The runner then
+    /// records the run with no metric and no table, so that no number of unfinished work is
+    /// ever written or drawn as if it were a result.
+    pub incomplete: Option<String>,
 }
 
 /// A documented name: a scheduler or a parameter.
@@ -309,6 +314,12 @@ pub trait Family: Send + Sync {
     /// experiment that names one for such a family is refused.
     fn replays_job_traces(&self) -> bool {
         false
+    }
+    /// For a family that sets a replayed trace's offered load itself: the parameter that does
+    /// (e.g. `cpu_load`). `[workload] load_scale` would then be overridden, so an experiment
+    /// that sets it is refused and pointed at this parameter.
+    fn sets_offered_load(&self) -> Option<&'static str> {
+        None
     }
     /// Checks a run's parameters without running it (unknown names, bad values); the message
     /// names the parameter. Returns every parameter the run uses with the value it takes,

@@ -282,6 +282,16 @@ fn run_one(experiment: &experiment::Experiment, opts: &RunOptions) -> Result<()>
             eprintln!("  {line}");
         }
     }
+    if !report.incomplete.is_empty() {
+        eprintln!(
+            "gridsim: warning: {} run(s) could not finish their work and have no result; runs.csv says why in \
+             its column `stopped`, and figures leave them out:",
+            report.incomplete.len()
+        );
+        for line in report.incomplete.iter().take(10) {
+            eprintln!("  {line}");
+        }
+    }
     if report.complete {
         println!("results: {}", report.results_dir.display());
         if report.written.iter().any(|p| p.starts_with(&report.plots_dir)) {

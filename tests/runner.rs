@@ -227,6 +227,7 @@ impl Family for Toy {
             metrics,
             events: sim.steps(),
             tables,
+            incomplete: None,
         })
     }
 }

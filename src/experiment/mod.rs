@@ -558,6 +558,19 @@ fn resolve(
                 format!("family '{}' does not replay a job trace; remove [workload]", f.name()),
             );
         }
+        if let (Some(f), Some(scale)) = (family, &w.get_ref().load_scale) {
+            if let Some(param) = f.sets_offered_load() {
+                rep.error(
+                    scale.span(),
+                    "workload.load_scale",
+                    format!(
+                        "family '{}' scales the trace's arrivals to its parameter '{param}' itself, which would \
+                         override load_scale; set '{param}' instead",
+                        f.name()
+                    ),
+                );
+            }
+        }
         entry
     });
 

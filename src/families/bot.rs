@@ -275,8 +275,18 @@ impl Family for BagOfTasks {
         let engine = Engine::new(Arc::clone(&spec.platform)).map_err(|e| e.to_string())?;
         let hosts = prepared.config.workers.clone();
         let record_chunks = prepared.config.record_chunks;
+        let tasks = prepared.config.tasks;
         let (outcome, stats) = bot::run(engine, prepared.config, policy)?;
         let events = stats.events;
+        // The engine ran out of events with tasks left: no worker could ever compute them (their
+        // hosts are off for good), so the run has no makespan to report.
+        let incomplete = (outcome.tasks_done < tasks).then(|| {
+            format!(
+                "incomplete: {} of {tasks} tasks done (the last at {} s); the simulation ran out of events \
+                 with no worker able to compute the rest (their hosts off for good)",
+                outcome.tasks_done, outcome.makespan
+            )
+        });
         let mut metrics = BTreeMap::new();
         metrics.insert("makespan_s".to_string(), outcome.makespan);
         metrics.insert("chunks".to_string(), outcome.chunks_done as f64);
@@ -310,6 +320,7 @@ impl Family for BagOfTasks {
                 metrics,
                 events,
                 tables,
+                incomplete,
             });
         }
         let rows = outcome
@@ -322,6 +333,7 @@ impl Family for BagOfTasks {
             metrics,
             events,
             tables,
+            incomplete,
         })
     }
 }

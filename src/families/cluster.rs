@@ -493,6 +493,10 @@ impl Family for ClusterFamily {
         true
     }
 
+    fn sets_offered_load(&self) -> Option<&'static str> {
+        Some("cpu_load")
+    }
+
     fn validate(&self, spec: &RunSpec) -> Result<UsedParams, String> {
         let reader = ParamReader::new(spec);
         prepare(&reader, Jobs::CheckOnly)?;
@@ -504,7 +508,16 @@ impl Family for ClusterFamily {
         let built = registry::build(&spec.scheduler, &prepared.policy_params)?;
         let engine = Engine::new(Arc::clone(&spec.platform)).map_err(|e| e.to_string())?;
         let nodes = prepared.setup.nodes.len();
+        let jobs = prepared.setup.jobs.len() as u64;
         let (outcome, stats) = cluster::run(engine, prepared.setup, built.balancer, built.controller, spec.seed)?;
+        // Nodes never fail here (state profiles are refused), so every job should finish; if the
+        // engine ever ran out of events first, the run's averages would cover part of the stream.
+        let incomplete = (outcome.completed < jobs).then(|| {
+            format!(
+                "incomplete: {} of {jobs} jobs done (the last at {} s); the simulation ran out of events first",
+                outcome.completed, outcome.makespan_s
+            )
+        });
         let mut sorted = outcome.slowdowns.clone();
         sorted.sort_by(f64::total_cmp);
         let n = sorted.len().max(1) as f64;
@@ -595,6 +608,7 @@ impl Family for ClusterFamily {
             metrics,
             events: stats.events,
             tables,
+            incomplete,
         })
     }
 }

@@ -986,6 +986,8 @@ impl Family for Amoget {
             metrics,
             events: out.events,
             tables,
+            // The skeleton simulations fail a run whose items did not all finish.
+            incomplete: None,
         })
     }
 }
@@ -1145,6 +1147,8 @@ fn run_adaptive(spec: &RunSpec, run: AmogetRun, candidates: Candidates) -> Resul
         metrics,
         events: out.outcome.events,
         tables,
+        // The skeleton simulations fail a run whose items did not all finish.
+        incomplete: None,
     })
 }
 
@@ -1604,6 +1608,8 @@ impl Family for AltSkeletons {
             metrics,
             events: s.events,
             tables,
+            // The skeleton simulations fail a run whose items did not all finish.
+            incomplete: None,
         })
     }
 }

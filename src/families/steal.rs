@@ -176,21 +176,12 @@ fn prepare(spec: &ParamReader) -> Result<Prepared, String> {
         clusters.push(index);
     }
     let defaults = StealConfig::default();
-    let config = StealConfig {
+    let mut config = StealConfig {
         thread_limit: integer(spec, "thread_limit", defaults.thread_limit as u64, 1 << 20)? as usize,
         limit_counts_main: number(spec, "limit_counts_main", 0.0, |x| x == 0.0 || x == 1.0, "0 or 1")? == 1.0,
         time_slice_s: number(spec, "time_slice_ms", 20.0, |x| x >= 1e-3, "a number >= 0.001")? / 1e3,
-        hop_limit: match spec.params.get("hop_limit") {
-            None => {
-                spec.default_used("hop_limit", ParamValue::Int(i64::from(defaults.hop_limit)));
-                defaults.hop_limit
-            }
-            Some(v) => v
-                .as_u64()
-                .filter(|&n| n <= 1000)
-                .ok_or_else(|| format!("parameter 'hop_limit' must be an integer from 0 to 1000, got '{v}'"))?
-                as u32,
-        },
+        // Read once the policy is known: only a policy that forwards a FISH uses it.
+        hop_limit: defaults.hop_limit,
         fish_delay_s: number(
             spec,
             "fish_delay_ms",
@@ -271,7 +262,27 @@ fn prepare(spec: &ParamReader) -> Result<Prepared, String> {
         }
     }
     // Checks the policy's name and parameters now, so `validate` reports them.
-    registry::build(&spec.scheduler, &policy_params, 1)?;
+    let forwards = registry::build(&spec.scheduler, &policy_params, 1)?
+        .first()
+        .is_some_and(|policy| policy.forwards_fish());
+    config.hop_limit = match spec.params.get("hop_limit") {
+        None if forwards => {
+            spec.default_used("hop_limit", ParamValue::Int(i64::from(defaults.hop_limit)));
+            defaults.hop_limit
+        }
+        None => defaults.hop_limit,
+        Some(_) if !forwards => {
+            return Err(format!(
+                "parameter 'hop_limit' bounds how often a FISH is forwarded, and scheduler '{}' never forwards one",
+                spec.scheduler
+            ))
+        }
+        Some(v) => v
+            .as_u64()
+            .filter(|&n| n <= 1000)
+            .ok_or_else(|| format!("parameter 'hop_limit' must be an integer from 0 to 1000, got '{v}'"))?
+            as u32,
+    };
     spec.entry_defaults(info);
     spec.policy_defaults(registry::POLICIES);
     Ok(Prepared {
@@ -524,6 +535,8 @@ impl Family for StealFamily {
             metrics,
             events: stats.events,
             tables,
+            // `steal::run` fails a run whose main thread never finished.
+            incomplete: None,
         })
     }
 }

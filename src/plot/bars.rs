@@ -114,12 +114,13 @@ pub fn prepare(
     let mut with_intervals = figure.clone();
     with_intervals.error_bars = None;
     let (data, panel_keys) = prepare_groups(&with_intervals, table, columns, source, true)?;
-    let note = data.thin_note().map(|_| {
+    let thin = data.thin_note().map(|_| {
         format!(
             "Bars without whiskers: mean of fewer than {} replications, no confidence interval",
             data.min_replications
         )
     });
+    let note = super::join_notes(thin, data.omitted_note());
     let categories = data.categories.unwrap_or_default();
     let series_names = data.series_names;
     let baseline = match &figure.baseline {

@@ -126,6 +126,9 @@ pub struct FigureData {
     /// In a replicated figure, points averaged over fewer values have no interval and are
     /// drawn hollow ([`FigureSpec::min_replications`]).
     pub min_replications: usize,
+    /// Runs the figure selects that have no value to draw because they did not finish
+    /// (stopped by `[limits]` or incomplete: runs.csv's `stopped` column says why).
+    pub omitted: usize,
 }
 
 impl FigureData {
@@ -147,6 +150,29 @@ impl FigureData {
                 self.min_replications
             )
         })
+    }
+
+    /// The line under the legend saying how many runs without a result are left out.
+    pub fn omitted_note(&self) -> Option<String> {
+        (self.omitted > 0).then(|| {
+            format!(
+                "{} run(s) left out: stopped or incomplete, no result (runs.csv, column `stopped`)",
+                self.omitted
+            )
+        })
+    }
+
+    /// Everything to say under the legend, on one line.
+    pub fn note(&self) -> Option<String> {
+        join_notes(self.thin_note(), self.omitted_note())
+    }
+}
+
+/// Two optional notes as one line.
+pub(crate) fn join_notes(a: Option<String>, b: Option<String>) -> Option<String> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(format!("{a}; {b}")),
+        (a, b) => a.or(b),
     }
 }
 
@@ -314,8 +340,11 @@ pub(crate) fn prepare_groups(
     type Groups = Vec<(String, Vec<(String, Vec<(f64, Vec<f64>)>)>)>;
     let mut groups: Groups = Vec::new();
     let mut series_names: Vec<String> = Vec::new();
+    let stopped = table.column("stopped");
+    let mut omitted = 0;
     for (i, r) in rows.iter().enumerate() {
         if r[x].is_empty() || r[y].is_empty() {
+            omitted += usize::from(stopped.is_some_and(|c| !r[c].is_empty()));
             continue;
         }
         let yv: f64 = r[y].parse().map_err(|_| {
@@ -432,6 +461,7 @@ pub(crate) fn prepare_groups(
             series_names,
             replicated,
             min_replications,
+            omitted,
         },
         panel_keys,
     ))
@@ -683,7 +713,7 @@ pub fn render(figure: &FigureSpec, data: &FigureData, path: &Path, format: Forma
     register_font();
     let legend_texts = legend_names(data);
     let (width, height, rows, cols, legend_rows) =
-        figure_size(data.panels.len(), &legend_texts, data.thin_note().iter().count());
+        figure_size(data.panels.len(), &legend_texts, data.note().iter().count());
     draw_to_file!(path, format, (width, height), |root| draw(
         root,
         figure,
@@ -768,7 +798,7 @@ fn draw<DB: DrawingBackend>(
     let per_panel = figure.per_panel_y().map_err(|m| format!("figure '{name}': {m}"))?;
     let (plots, legend) = frame(root, figure, 28 * legend_rows as u32 + 8).map_err(err)?;
     draw_legend(&legend, legend_texts).map_err(err)?;
-    if let Some(note) = data.thin_note() {
+    if let Some(note) = data.note() {
         draw_note(&legend, &note, legend_rows - 1).map_err(err)?;
     }
 
@@ -1278,6 +1308,7 @@ mod tests {
             series_names: vec!["WQ".into(), "FAC2".into(), "AWF".into()],
             replicated: false,
             min_replications: 1,
+            omitted: 0,
         };
         // AWF is drawn over FAC2 in both panels.
         let same = data(vec![panel([3.0, 4.0]), panel([3.0, 4.0])]);
@@ -1309,6 +1340,7 @@ mod tests {
             series_names: vec!["s".into()],
             replicated: false,
             min_replications: 1,
+            omitted: 0,
         };
         let files = |dir: &Path| -> Vec<String> {
             let mut names: Vec<String> = std::fs::read_dir(dir)

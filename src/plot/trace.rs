@@ -181,6 +181,7 @@ fn one_series(name: &str, points: Vec<Point>) -> FigureData {
         series_names: vec![name.to_string()],
         replicated: false,
         min_replications: 1,
+        omitted: 0,
     }
 }
 

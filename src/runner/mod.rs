@@ -142,6 +142,8 @@ pub struct RunReport {
     pub missing: usize,
     /// The runs of this invocation stopped by `[limits]`: label and why.
     pub stopped: Vec<String>,
+    /// The runs of this invocation whose application could not finish its work: label and why.
+    pub incomplete: Vec<String>,
     /// Files written by the merge (CSV) and the figures.
     pub written: Vec<PathBuf>,
 }
@@ -198,7 +200,11 @@ pub fn run(experiment: &Experiment, opts: &RunOptions) -> Result<RunReport> {
     let cached = selected.len() - pending.len();
 
     let started = Instant::now();
-    let (executed, stopped) = execute(experiment, &pending, &results_dir, opts)?;
+    let Executed {
+        done: executed,
+        stopped,
+        incomplete,
+    } = execute(experiment, &pending, &results_dir, opts)?;
     let elapsed = started.elapsed();
 
     let missing: Vec<usize> = experiment
@@ -218,6 +224,7 @@ pub fn run(experiment: &Experiment, opts: &RunOptions) -> Result<RunReport> {
         complete: missing.is_empty(),
         missing: missing.len(),
         stopped,
+        incomplete,
         written: Vec::new(),
     };
     if report.complete {
@@ -233,16 +240,15 @@ pub fn run(experiment: &Experiment, opts: &RunOptions) -> Result<RunReport> {
 }
 
 /// Runs `pending` on a pool of `opts.jobs` threads, storing each result as it completes.
-/// Returns how many runs completed and which of them `[limits]` stopped; fails with the first
+/// Returns how many runs completed and which of them have no result; fails with the first
 /// run that failed (the others that completed are stored).
-fn execute(
-    experiment: &Experiment,
-    pending: &[&Run],
-    results_dir: &Path,
-    opts: &RunOptions,
-) -> Result<(usize, Vec<String>)> {
+fn execute(experiment: &Experiment, pending: &[&Run], results_dir: &Path, opts: &RunOptions) -> Result<Executed> {
     if pending.is_empty() {
-        return Ok((0, Vec::new()));
+        return Ok(Executed {
+            done: 0,
+            stopped: Vec::new(),
+            incomplete: Vec::new(),
+        });
     }
     let pool = rayon::ThreadPoolBuilder::new()
         // More threads than runs would only idle.
@@ -266,6 +272,7 @@ fn execute(
     let completed = AtomicUsize::new(0);
     let failure: Mutex<Option<String>> = Mutex::new(None);
     let stopped_runs: Mutex<Vec<(usize, String)>> = Mutex::new(Vec::new());
+    let incomplete_runs: Mutex<Vec<(usize, String)>> = Mutex::new(Vec::new());
     let key_columns = &experiment.key_columns;
 
     let (finished, reporter_stop) = std::sync::mpsc::channel::<()>();
@@ -317,6 +324,15 @@ fn execute(
                             .map_err(|e| format!("{e:#}"))
                     }
                     Ok(Ok(Ok(output))) => check_output(experiment.family, &output).and_then(|()| {
+                        if let Some(why) = &output.incomplete {
+                            // A result of the sweep like a stopped run: recorded without numbers,
+                            // reported, and the sweep goes on.
+                            let mut list = incomplete_runs.lock().unwrap_or_else(|e| e.into_inner());
+                            list.push((run.spec.index, format!("{label}: {why}")));
+                            return Record::incomplete(&run.fingerprint, why, output.events, wall)
+                                .write(results_dir)
+                                .map_err(|e| format!("{e:#}"));
+                        }
                         match output.metrics.iter().find(|(_, v)| v.is_infinite()) {
                             // An infinite metric is an overflow, a failed run, never a cell of
                             // runs.csv. (NaN is how a family writes "not applicable", e.g. a remap
@@ -358,9 +374,26 @@ fn execute(
             results_dir.display()
         );
     }
-    let mut stopped = stopped_runs.into_inner().unwrap_or_else(|e| e.into_inner());
-    stopped.sort();
-    Ok((done, stopped.into_iter().map(|(_, text)| text).collect()))
+    let sorted = |runs: Mutex<Vec<(usize, String)>>| {
+        let mut runs = runs.into_inner().unwrap_or_else(|e| e.into_inner());
+        runs.sort();
+        runs.into_iter().map(|(_, text)| text).collect()
+    };
+    Ok(Executed {
+        done,
+        stopped: sorted(stopped_runs),
+        incomplete: sorted(incomplete_runs),
+    })
+}
+
+/// What [`execute`] did: runs completed (stored), and the labels and reasons of those among
+/// them that have no result.
+struct Executed {
+    done: usize,
+    /// Stopped by `[limits]`.
+    stopped: Vec<String>,
+    /// Ended without finishing their work.
+    incomplete: Vec<String>,
 }
 
 /// Why a run was stopped, for runs.csv's `stopped` column and the summary.

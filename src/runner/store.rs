@@ -210,17 +210,21 @@ pub struct Record {
     wall_s: String,
     metrics: BTreeMap<String, String>,
     tables: BTreeMap<String, RecordTable>,
-    /// Set when `[limits]` stopped the run: it has no metric and no table.
+    /// Set when the run has no result: `[limits]` stopped it, or its application could not
+    /// finish its work. It then has no metric and no table.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     stopped: Option<StoppedRun>,
 }
 
-/// Why a run was stopped, and under which limits (a resumed sweep with other limits runs it
-/// again).
+/// Why a run has no result. A run stopped by `[limits]` keeps the limits it ran under (a
+/// resumed sweep with other limits runs it again); an incomplete run ended by itself, so its
+/// record holds under any limits that let it run to that end.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 struct StoppedRun {
     why: String,
     limits: String,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    incomplete: bool,
 }
 
 impl Record {
@@ -281,17 +285,51 @@ impl Record {
             stopped: Some(StoppedRun {
                 why: why.to_string(),
                 limits: limits.to_string(),
+                incomplete: false,
             }),
         }
     }
 
-    /// Whether a valid record of `fingerprint` exists that a sweep under `limits` keeps: a
-    /// complete run, or one stopped under the same limits (other limits may let it finish).
+    /// The record of a run whose application could not finish its work (`why` says how much
+    /// it did): no metric, no table.
+    pub fn incomplete(fingerprint: &str, why: &str, events: u64, wall_s: f64) -> Record {
+        Record {
+            format: FORMAT,
+            fingerprint: fingerprint.to_string(),
+            events,
+            wall_s: format_f64(wall_s),
+            metrics: BTreeMap::new(),
+            tables: BTreeMap::new(),
+            stopped: Some(StoppedRun {
+                why: why.to_string(),
+                limits: String::new(),
+                incomplete: true,
+            }),
+        }
+    }
+
+    /// Whether a valid record of `fingerprint` exists that a sweep under `limits` keeps, so
+    /// that resuming gives what `--fresh` would: a run stopped by `[limits]` only under the
+    /// same limits (other limits may let it finish), any other run only if it stays within
+    /// them (tighter limits would have stopped it).
     pub fn reusable(results_dir: &Path, fingerprint: &str, limits: RunLimits) -> bool {
         match Record::read(results_dir, fingerprint) {
-            Ok(Some(record)) => record.stopped.map_or(true, |s| s.limits == limits.to_string()),
+            Ok(Some(record)) => match &record.stopped {
+                Some(s) if !s.incomplete => s.limits == limits.to_string(),
+                _ => record.within(limits),
+            },
             _ => false,
         }
+    }
+
+    /// Whether the run ended within `limits`: no more events than the budget (the check is
+    /// `events > budget`, `sim_core::budget`) and no longer than the wall-clock budget.
+    fn within(&self, limits: RunLimits) -> bool {
+        let events_ok = limits.events.map_or(true, |budget| self.events <= budget);
+        let wall_ok = limits
+            .wall_s
+            .map_or(true, |budget| self.wall_s.parse::<f64>().is_ok_and(|w| w <= budget));
+        events_ok && wall_ok
     }
 
     /// Path of the record of `fingerprint`.

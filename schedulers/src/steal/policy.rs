@@ -102,4 +102,10 @@ pub trait StealPolicy: Send {
     fn piggyback(&mut self, _view: &PeView<'_>) -> Vec<LoadEntry> {
         Vec::new()
     }
+
+    /// Whether [`StealPolicy::answer`] may return [`Answer::Forward`], so that the runtime's
+    /// `hop_limit` applies to it (a policy that never forwards refuses that parameter).
+    fn forwards_fish(&self) -> bool {
+        true
+    }
 }

@@ -46,4 +46,10 @@ impl StealPolicy for SatinCrs {
             Answer::Home
         }
     }
+
+    /// A steal is answered with work or sent home, never passed on (Satin's CRS steals are
+    /// synchronous requests to one victim).
+    fn forwards_fish(&self) -> bool {
+        false
+    }
 }
