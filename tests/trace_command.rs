@@ -44,6 +44,51 @@ fn info_json_counts_the_bundled_logs() {
 }
 
 #[test]
+fn info_counts_a_real_layout_fta_trace_as_awk_does() {
+    // The LANL trace's first 200 events as the archive's copies lay them out (padding, tabs,
+    // empty padding columns, `event_stop_time`). Expected values, awk splitting on runs of
+    // white space as the reader does:
+    //   awk 'NR>1{n++; nodes[$3]; if($6==1)a++; if($6==0)u++} END{print n, length(nodes), a, u}'
+    //     traces/data/lanl-fta-first-200.tab                      -> 200 84 58 142
+    //   awk 'NR>1{print $7}' ... | sort -n | head -1               -> 1067860800
+    //   awk 'NR>1{print $8}' ... | sort -n | tail -1               -> 1125482580
+    let file = "traces/data/lanl-fta-first-200.tab";
+    let out = gridsim(&["trace", "info", file]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(text.contains("  events               200\n"), "{text}");
+    assert!(text.contains("  nodes                84\n"), "{text}");
+    assert!(text.contains("1067860800 s to 1125482580 s (666.9 days)"), "{text}");
+    assert!(text.contains("available: 58, unavailable: 142, other: 0, still open at the end: 0"), "{text}");
+    let json = json_of(&["trace", "info", file, "--json"]);
+    assert_eq!((json["events"].as_u64(), json["nodes"].as_u64()), (Some(200), Some(84)));
+    // `trace plot` draws how many of its nodes are up over time.
+    let dir = tempfile::tempdir().unwrap();
+    let result = gridsim(&["trace", "plot", file, "--out", dir.path().to_str().unwrap()]);
+    assert!(result.status.success(), "{}", String::from_utf8_lossy(&result.stderr));
+    let svg = std::fs::read_to_string(dir.path().join("nodes-up.svg")).unwrap();
+    assert!(svg.contains("84 nodes"), "the figure's title names the node count");
+}
+
+#[test]
+fn a_malformed_line_of_a_real_layout_fta_trace_names_file_line_and_field() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(root().join("traces/data/lanl-fta-first-200.tab")).unwrap();
+    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    // Line 41 (`    0\t    0\t  712\t ... 1105206720\t   1105207500\t       8000`): start after end.
+    lines[40] = lines[40].replace("1105206720", "1105207501");
+    let path = dir.path().join("lanl.tab");
+    std::fs::write(&path, lines.join("\n")).unwrap();
+    let out = gridsim(&["trace", "info", path.to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("lanl.tab:41: field event_end_time: 1105207500 comes before the event's start 1105207501"),
+        "{stderr}"
+    );
+}
+
+#[test]
 fn a_bad_trace_names_file_line_and_field_and_exits_non_zero() {
     let out = gridsim(&["trace", "info", "tests/data/traces/bad-runtime.swf"]);
     assert!(!out.status.success());
