@@ -200,10 +200,16 @@ fn main() -> ExitCode {
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
-        Err(err) => {
-            eprintln!("gridsim: error: {err:#}");
-            ExitCode::FAILURE
-        }
+        Err(err) => match err.downcast_ref::<gridsim::runner::interrupt::Interrupted>() {
+            Some(interrupted) => {
+                eprintln!("gridsim: {interrupted}");
+                ExitCode::from(130)
+            }
+            None => {
+                eprintln!("gridsim: error: {err:#}");
+                ExitCode::FAILURE
+            }
+        },
     }
 }
 

@@ -154,3 +154,63 @@ fn load_scale_is_refused_where_the_family_sets_the_load_itself() {
     assert!(err.contains("workload.load_scale"), "{err}");
     assert!(err.contains("'cpu_load'"), "{err}");
 }
+
+#[test]
+fn ctrl_c_stores_finished_runs_says_so_and_leaves_no_temporary_file() {
+    let dir = tempfile::tempdir().unwrap();
+    // Eight runs of a few seconds each: the interrupt comes after the first is stored.
+    let text = format!(
+        "name = \"long\"\nfamily = \"bot\"\n[platform]\nfile = {:?}\n\
+         [params]\ntasks = [3000000, 3000001, 3000002, 3000003, 3000004, 3000005, 3000006, 3000007]\n\
+         task_flops = 1e8\n[[schedulers]]\nname = \"wq\"\n",
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("platforms/data/grid90.xml")
+    );
+    write(dir.path(), "e.toml", &text);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_gridsim"))
+        .current_dir(dir.path())
+        .args(["run", "e.toml", "--out", "o", "--no-plots", "--jobs", "1"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let records = dir.path().join("o/results/long/runs.d");
+    let count = || std::fs::read_dir(&records).map_or(0, |d| d.filter(|e| e.is_ok()).count());
+    let start = std::time::Instant::now();
+    while count() == 0 {
+        assert!(start.elapsed().as_secs() < 300, "no run was stored in 300 s");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    // SAFETY: sends SIGINT to the child we spawned and still own.
+    assert_eq!(unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) }, 0);
+    let out = child.wait_with_output().unwrap();
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(130), "{err}");
+    assert!(err.contains("interrupted: "), "{err}");
+    assert!(
+        err.contains("Running the same command again resumes from there."),
+        "{err}"
+    );
+    let stored = count();
+    assert!((1..8).contains(&stored), "{stored} records");
+    assert!(
+        err.contains(&format!("{stored} of the sweep's 8 runs are stored")),
+        "{err}"
+    );
+    let leftovers: Vec<_> = walk(dir.path())
+        .into_iter()
+        .filter(|p| p.file_name().is_some_and(|n| n.to_string_lossy().starts_with(".tmp")))
+        .collect();
+    assert!(leftovers.is_empty(), "temporary files left: {leftovers:?}");
+}
+
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            out.extend(walk(&path));
+        }
+        out.push(path);
+    }
+    out
+}

@@ -59,7 +59,10 @@ fn info_counts_a_real_layout_fta_trace_as_awk_does() {
     assert!(text.contains("  events               200\n"), "{text}");
     assert!(text.contains("  nodes                84\n"), "{text}");
     assert!(text.contains("1067860800 s to 1125482580 s (666.9 days)"), "{text}");
-    assert!(text.contains("available: 58, unavailable: 142, other: 0, still open at the end: 0"), "{text}");
+    assert!(
+        text.contains("available: 58, unavailable: 142, other: 0, still open at the end: 0"),
+        "{text}"
+    );
     let json = json_of(&["trace", "info", file, "--json"]);
     assert_eq!((json["events"].as_u64(), json["nodes"].as_u64()), (Some(200), Some(84)));
     // `trace plot` draws how many of its nodes are up over time.

@@ -12,6 +12,7 @@
 //!   results directory (the last one to finish merges) or use separate ones combined by
 //!   [`merge`].
 
+pub mod interrupt;
 pub mod store;
 mod watchdog;
 
@@ -279,11 +280,11 @@ fn execute(experiment: &Experiment, pending: &[&Run], results_dir: &Path, opts: 
     let (watch_finished, watch_stop) = std::sync::mpsc::channel::<()>();
     let watchdog = watchdog::Watchdog::default();
     let limits = experiment.limits;
+    let handlers = interrupt::Handlers::install();
     std::thread::scope(|scope| {
-        if limits.wall_s.is_some() {
-            let (watchdog, watch_stop) = (&watchdog, watch_stop);
-            scope.spawn(move || watchdog.serve(&watch_stop));
-        }
+        // Always served: besides `wall_s` deadlines it raises every run's flag on Ctrl-C.
+        let (watchdog_ref, watch_stop) = (&watchdog, watch_stop);
+        scope.spawn(move || watchdog_ref.serve(&watch_stop));
         if let Progress::Lines(every) = opts.progress {
             let (total, completed, start) = (pending.len(), &completed, Instant::now());
             scope.spawn(move || {
@@ -298,7 +299,7 @@ fn execute(experiment: &Experiment, pending: &[&Run], results_dir: &Path, opts: 
         }
         pool.install(|| {
             pending.par_iter().with_max_len(1).for_each(|run| {
-                if stop.load(Ordering::SeqCst) {
+                if stop.load(Ordering::SeqCst) || interrupt::interrupted() {
                     return;
                 }
                 let label = run.describe(key_columns);
@@ -306,13 +307,15 @@ fn execute(experiment: &Experiment, pending: &[&Run], results_dir: &Path, opts: 
                 let t0 = Instant::now();
                 let guards = budget::Limits {
                     max_events: limits.events,
-                    stop: limits.wall_s.map(|w| watchdog.watch(Duration::from_secs_f64(w))),
+                    stop: Some(watchdog.watch(limits.wall_s.map(Duration::from_secs_f64))),
                 };
                 let outcome = catch_unwind(AssertUnwindSafe(|| {
                     budget::run_limited(guards, || experiment.family.run(&run.spec))
                 }));
                 let wall = t0.elapsed().as_secs_f64();
                 let stored = match outcome {
+                    // Abandoned on Ctrl-C: no record, so that running again runs it.
+                    Ok(Err(_)) if interrupt::interrupted() => return,
                     // A run stopped by [limits] is a result of the sweep: recorded, reported,
                     // and the sweep goes on.
                     Ok(Err(stopped)) => {
@@ -367,7 +370,23 @@ fn execute(experiment: &Experiment, pending: &[&Run], results_dir: &Path, opts: 
         drop(watch_finished);
     });
     bar.finish_and_clear();
+    drop(handlers);
     let done = completed.load(Ordering::SeqCst);
+    if interrupt::interrupted() {
+        let stored = experiment
+            .runs
+            .iter()
+            .filter(|r| Record::exists(results_dir, &r.fingerprint))
+            .count();
+        return Err(anyhow::Error::new(interrupt::Interrupted {
+            message: format!(
+                "interrupted: {done} run(s) of this invocation completed; {stored} of the sweep's {} runs are stored \
+                 in {}. Running the same command again resumes from there.",
+                experiment.runs.len(),
+                results_dir.display()
+            ),
+        }));
+    }
     if let Some(message) = failure.into_inner().unwrap_or_else(|e| e.into_inner()) {
         bail!(
             "{message}\n({done} other runs completed and are stored in {}; they are skipped when you run again)",

@@ -1,5 +1,6 @@
-//! The wall-clock side of `[limits] wall_s`: one thread per sweep raises the stop flag of every
-//! run past its deadline (the engine checks the flag; it reads no clock itself).
+//! The wall-clock side of `[limits] wall_s`, and Ctrl-C: one thread per sweep raises the stop
+//! flag of every run past its deadline, and of every run once the sweep is interrupted (the
+//! engine checks the flag; it reads no clock itself).
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
@@ -12,14 +13,15 @@ const TICK: Duration = Duration::from_millis(50);
 /// The runs being watched: their deadlines and stop flags.
 #[derive(Default)]
 pub struct Watchdog {
-    watched: Mutex<Vec<(Instant, Arc<AtomicBool>)>>,
+    watched: Mutex<Vec<(Option<Instant>, Arc<AtomicBool>)>>,
 }
 
 impl Watchdog {
-    /// A stop flag that this watchdog raises `budget` from now.
-    pub fn watch(&self, budget: Duration) -> Arc<AtomicBool> {
+    /// A stop flag that this watchdog raises `budget` from now (never, without a budget), or
+    /// when the sweep is interrupted.
+    pub fn watch(&self, budget: Option<Duration>) -> Arc<AtomicBool> {
         let flag = Arc::new(AtomicBool::new(false));
-        let deadline = Instant::now() + budget;
+        let deadline = budget.and_then(|b| Instant::now().checked_add(b));
         self.lock().push((deadline, Arc::clone(&flag)));
         flag
     }
@@ -29,8 +31,9 @@ impl Watchdog {
     pub fn serve(&self, done: &Receiver<()>) {
         while let Err(RecvTimeoutError::Timeout) = done.recv_timeout(TICK) {
             let now = Instant::now();
+            let interrupted = super::interrupt::interrupted();
             self.lock().retain(|(deadline, flag)| {
-                if now >= *deadline {
+                if interrupted || deadline.is_some_and(|d| now >= d) {
                     flag.store(true, Ordering::Relaxed);
                     return false;
                 }
@@ -39,7 +42,7 @@ impl Watchdog {
         }
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<(Instant, Arc<AtomicBool>)>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<(Option<Instant>, Arc<AtomicBool>)>> {
         self.watched.lock().unwrap_or_else(PoisonError::into_inner)
     }
 }
