@@ -46,7 +46,7 @@ enum Command {
         #[arg(long)]
         quick: bool,
         /// Worker threads [default: all cores].
-        #[arg(long, short, value_parser = clap::value_parser!(u32).range(1..))]
+        #[arg(long, short, allow_negative_numbers = true, value_parser = clap::value_parser!(u32).range(1..))]
         jobs: Option<u32>,
         /// Put results/ and plots/ under DIR.
         #[arg(long, value_name = "DIR", default_value = ".")]
@@ -68,7 +68,7 @@ enum Command {
         print: bool,
         /// When stderr is not a terminal (Slurm, nohup, a pipe), print a progress line this
         /// often, seconds (a terminal gets a progress bar instead).
-        #[arg(long, value_name = "SECS", default_value_t = 30.0, value_parser = parse_interval)]
+        #[arg(long, value_name = "SECS", default_value_t = 30.0, allow_negative_numbers = true, value_parser = parse_interval)]
         progress_every: f64,
     },
     /// Redraw an experiment's figures from its results directory.

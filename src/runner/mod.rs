@@ -360,7 +360,7 @@ fn execute(experiment: &Experiment, pending: &[&Run], results_dir: &Path, opts: 
                         stop.store(true, Ordering::SeqCst);
                         let mut first = failure.lock().unwrap_or_else(|e| e.into_inner());
                         if first.is_none() {
-                            *first = Some(format!("run {label} failed: {message}"));
+                            *first = Some(format!("{}: run {label} failed: {message}", experiment.file.display()));
                         }
                     }
                 }
