@@ -339,12 +339,21 @@ fn plot(results: &Path, out: Option<PathBuf>, experiment: Option<PathBuf>, media
     });
     // Figures are redrawn from the user's file, so that a fixed figure is drawn without a rerun;
     // the results directory keeps the copy of what ran.
-    let source = gridsim::runner::store::Manifest::read(results)?
-        .source
-        .filter(|s| s.is_file());
+    let recorded = gridsim::runner::store::Manifest::read(results)?.source;
+    let source = recorded.clone().filter(|s| s.is_file());
     let figures_from = experiment.or(source);
-    if let Some(file) = &figures_from {
-        eprintln!("gridsim: figures as {} declares them", file.display());
+    match (&figures_from, &recorded) {
+        (Some(file), _) => eprintln!("gridsim: figures as {} declares them", file.display()),
+        (None, Some(gone)) => eprintln!(
+            "gridsim: figures as the results directory's copy {} declares them (the file the sweep ran from, {}, \
+             is gone)",
+            results.join("experiment.toml").display(),
+            gone.display()
+        ),
+        (None, None) => eprintln!(
+            "gridsim: figures as the results directory's copy {} declares them",
+            results.join("experiment.toml").display()
+        ),
     }
     let written = gridsim::plot::draw_all(results, &plots_dir, figures_from.as_deref(), media)?;
     if written.is_empty() {

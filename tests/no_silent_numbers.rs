@@ -214,3 +214,22 @@ fn walk(dir: &Path) -> Vec<PathBuf> {
     }
     out
 }
+
+#[test]
+fn plot_says_which_experiment_file_it_draws_from_when_the_source_is_gone() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "trace.tab", TRACE_ENDING_AT_3000_S);
+    write(dir.path(), "e.toml", &bot_experiment("[10, 20]"));
+    let out = gridsim(dir.path(), &["run", "e.toml", "--out", "o", "--no-plots"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    std::fs::remove_file(dir.path().join("e.toml")).unwrap();
+    let out = gridsim(dir.path(), &["plot", "o/results/ends"]);
+    let err = stderr(&out);
+    assert!(out.status.success(), "{err}");
+    assert!(
+        err.contains("figures as the results directory's copy o/results/ends/experiment.toml declares them"),
+        "{err}"
+    );
+    assert!(err.contains("e.toml, is gone"), "{err}");
+    assert!(dir.path().join("o/plots/ends/makespan.svg").exists());
+}
