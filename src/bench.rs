@@ -463,7 +463,10 @@ fn first_run_of_each_scheduler(
         let mut last = None;
         for _ in 0..repeat {
             let start = Instant::now();
-            let out = experiment.family.run(&run.spec).map_err(|e| anyhow::anyhow!("{e}"))?;
+            let out = run
+                .spec_to_run()
+                .and_then(|spec| experiment.family.run(&spec))
+                .map_err(|e| anyhow::anyhow!("{e}"))?;
             times.push(start.elapsed().as_secs_f64());
             last = Some(out);
         }

@@ -60,6 +60,8 @@ pub struct PlatformEntry {
     pub platform: Arc<Platform>,
     /// Hash of the file's bytes, or of the generator label (part of each run's fingerprint).
     pub content_hash: u64,
+    /// Random host failures drawn for each run (`[platform.availability] model`).
+    pub failures: Option<Arc<availability::RandomFailures>>,
 }
 
 /// One run of the sweep.
@@ -75,12 +77,24 @@ pub struct Run {
     /// Identifies the run's definition (family, platform and its content, scheduler, every
     /// parameter, replication, seed, requested tables): names its result file.
     pub fingerprint: String,
+    /// Random host failures to draw from the run's seed before it runs
+    /// ([`Run::spec_to_run`]).
+    pub failures: Option<Arc<availability::RandomFailures>>,
     /// Every parameter the run uses with the value it takes, defaults filled in, as
     /// [`Family::validate`] returned them (for `params.csv`).
     pub used: UsedParams,
 }
 
 impl Run {
+    /// The spec the family runs: [`Run::spec`], with its hosts' random failures drawn from the
+    /// run's seed when the experiment has a failure model.
+    pub fn spec_to_run(&self) -> Result<std::borrow::Cow<'_, RunSpec>, String> {
+        match &self.failures {
+            None => Ok(std::borrow::Cow::Borrowed(&self.spec)),
+            Some(f) => f.draw(&self.spec).map(std::borrow::Cow::Owned),
+        }
+    }
+
     /// A short human label: `#12 gss tasks=1000 rep 2`.
     pub fn describe(&self, key_columns: &[String]) -> String {
         let mut text = format!("#{} {}", self.spec.index, self.label);
@@ -526,10 +540,10 @@ fn resolve(
     }
 
     // Platforms, and the availability trace laid over them.
-    let (mut platforms, platform_axis) = platform::resolve(rep, path, spec);
+    let (mut platforms, mut platform_axis) = platform::resolve(rep, path, spec);
     if let Some(a) = &spec.platform.get_ref().availability {
         if !platforms.is_empty() {
-            availability::apply(rep, path, a, &mut platforms);
+            platform_axis |= availability::apply(rep, path, a, &mut platforms);
         }
     }
     if let Some(sharing) = &spec.platform.get_ref().sharing {
@@ -729,6 +743,7 @@ fn resolve(
                             label: s.label.clone(),
                             keys,
                             fingerprint: fp,
+                            failures: platform.failures.clone(),
                             used: UsedParams::new(),
                         });
                     }
@@ -779,7 +794,11 @@ fn resolve(
 
     // Replications of runs that cannot differ would give intervals of zero width.
     let mut warnings = Vec::new();
-    if replications > 1 && !runs.iter().any(|r| family.draws_random_numbers(&r.spec)) {
+    if replications > 1
+        && !runs
+            .iter()
+            .any(|r| r.failures.is_some() || family.draws_random_numbers(&r.spec))
+    {
         let (line, column) = spec
             .replications
             .as_ref()

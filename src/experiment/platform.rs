@@ -144,6 +144,7 @@ fn files(rep: &mut Reporter<'_>, path: &Path, file: &toml::Spanned<toml::Value>)
                     name,
                     platform: Arc::new(p),
                     content_hash: h.finish(),
+                    failures: None,
                 });
             }
             Err(e) => rep.error(
@@ -219,6 +220,7 @@ fn generated(
                     name: label,
                     platform: Arc::new(platform),
                     content_hash: h.finish(),
+                    failures: None,
                 });
             }
             Err((culprits, message)) => {

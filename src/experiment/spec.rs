@@ -111,13 +111,30 @@ pub struct WorkloadSpec {
     pub load_scale: Option<Spanned<f64>>,
 }
 
-/// `[platform.availability]`: host on/off states over time from a trace.
+/// `[platform.availability]`: host on/off states over time, from a trace or a random model.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct AvailabilitySpec {
     /// An FTA `event_trace.tab`, or a SimGrid state profile (`date value` lines), relative to
-    /// the experiment file.
-    pub trace: Spanned<String>,
+    /// the experiment file; a list of them is a sweep axis (one platform per trace). Kept as a
+    /// TOML value so that a wrong type is reported in plain words.
+    #[serde(default)]
+    pub trace: Option<Spanned<toml::Value>>,
+    /// Random failures instead of a trace: `exponential` or `weibull`.
+    #[serde(default)]
+    pub model: Option<Spanned<String>>,
+    /// Random model: mean up period, s.
+    #[serde(default)]
+    pub mtbf_s: Option<Spanned<f64>>,
+    /// Random model: mean down period, s.
+    #[serde(default)]
+    pub mttr_s: Option<Spanned<f64>>,
+    /// Weibull model: shape of the up and down periods.
+    #[serde(default)]
+    pub shape: Option<Spanned<f64>>,
+    /// Random model: failures are drawn over this many seconds, then repeat (default 1e7).
+    #[serde(default)]
+    pub horizon_s: Option<Spanned<f64>>,
     /// `fta` or `profile` (default: `fta` when the file looks like one, else `profile`).
     #[serde(default)]
     pub format: Option<Spanned<String>>,

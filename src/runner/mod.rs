@@ -310,7 +310,9 @@ fn execute(experiment: &Experiment, pending: &[&Run], results_dir: &Path, opts: 
                     stop: Some(watchdog.watch(limits.wall_s.map(Duration::from_secs_f64))),
                 };
                 let outcome = catch_unwind(AssertUnwindSafe(|| {
-                    budget::run_limited(guards, || experiment.family.run(&run.spec))
+                    budget::run_limited(guards, || {
+                        run.spec_to_run().and_then(|spec| experiment.family.run(&spec))
+                    })
                 }));
                 let wall = t0.elapsed().as_secs_f64();
                 let stored = match outcome {

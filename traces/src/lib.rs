@@ -14,9 +14,11 @@
 //!
 //! [`job`] turns job records into a [`job::Workload`] with a [`job::Selection`]; [`fta`] turns
 //! availability intervals into per-host state profiles; [`info`] summarises a trace;
-//! [`synthetic`] draws workloads from named random streams.
+//! [`synthetic`] draws workloads from named random streams; [`failures`] draws random per-host
+//! availability (exponential or Weibull up and down periods).
 
 pub mod error;
+pub mod failures;
 pub mod field;
 pub mod format;
 pub mod fta;
