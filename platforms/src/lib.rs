@@ -2,7 +2,7 @@
 //!
 //! - [`parse_simgrid_xml`]: SimGrid XML platforms (DTD v4.1), with SimGrid 3.32's semantics for
 //!   units, routing (Full, Floyd, Dijkstra, clusters, zone routes) and profiles.
-//! - [`parse_gridsim_toml`]: gridsim's own TOML format (see `platforms/README.md`).
+//! - [`parse_gridsim_toml`]: gridsim's own TOML format (see `docs/platforms.md`).
 //! - [`load_platform`]: reads either from disk, by extension.
 //! - [`parse_profile`]: SimGrid's profile text format (`date value`, `LOOPAFTER`, `PERIODICITY`);
 //!   the measured semantics are in [`profile_text`].

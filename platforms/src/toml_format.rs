@@ -1,4 +1,4 @@
-//! The gridsim TOML platform format (documented with an example in `platforms/README.md`).
+//! The gridsim TOML platform format (documented with an example in `docs/platforms.md`).
 //!
 //! One root zone (`routing` = Full, Floyd or Dijkstra) holding `[[host]]`s, `[[router]]`s and
 //! the `[[route]]`s between them; `[[cluster]]`s are child zones built exactly like SimGrid's

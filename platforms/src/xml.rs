@@ -4,7 +4,7 @@
 //! `Floyd`, `Dijkstra`, `DijkstraCache` or `Cluster`, `host` (+ `prop`, `disk`), `router`,
 //! `link`, `route`, `zoneRoute`, `link_ctn`, `cluster` (FLAT topology), `host_link` and
 //! `backbone` (in `routing="Cluster"` zones), `trace` and `trace_connect`. What each becomes is
-//! documented on the functions below and in `platforms/README.md`; so is the short list of
+//! documented on the functions below and in `docs/platforms.md`; so is the short list of
 //! elements and attributes that SimGrid accepts and this importer ignores. Everything else is an
 //! error that names the file, the line, the element and the attribute.
 

@@ -4,7 +4,7 @@
 //! checks types and field names; [`load`] resolves a spec against the family registry and the
 //! file system (platform files exist and load, scheduler and parameter names are known, every
 //! run passes [`Family::validate`]) and expands the sweep into [`Run`]s. All problems are
-//! reported together, each located by file, line and column (see `experiments/README.md`).
+//! reported together, each located by file, line and column (see `docs/guide.md`).
 //!
 //! # Expansion order
 //! Runs are numbered in this nesting order, outermost first: platform (when `file` is a list),

@@ -85,7 +85,7 @@ pub struct PlatformSpec {
     pub sharing: Option<Spanned<String>>,
 }
 
-/// `[workload]`: a job trace and the part of it the runs replay (see `experiments/README.md`).
+/// `[workload]`: a job trace and the part of it the runs replay (see `docs/guide.md`).
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct WorkloadSpec {
