@@ -100,7 +100,7 @@ pub fn run(command: BenchCommand) -> Result<()> {
             hold_only,
         } => {
             // At most 130 bytes a pending sleep (activity slot, queue entry, growth): peak RSS
-            // over `--pending 10000000` was 127 B with 32-byte queue entries, 121 B with 16.
+            // over `--pending 10000000` is about 121 B a pending sleep.
             gridsim::memory::check_fits(&format!("--pending {pending}"), pending.saturating_mul(130))
                 .map_err(anyhow::Error::msg)?;
             // Fits in memory (checked above), so it fits in usize.
@@ -306,8 +306,8 @@ fn network_scenario(platform: Arc<Platform>, flows: usize, messages: u64) -> Res
 /// `execs` endless execs on one host whose speed alternates every 5 s (`PERIODICITY 10`), run
 /// for `horizon` simulated seconds: every profile step changes every exec's rate. Prints the
 /// events, the superseded events dropped, the largest queue seen and the process's peak RSS
-/// (issue 16 item 5: before superseded events were dropped in bulk, ten execs over 2.7e7 s
-/// took 604 MB).
+/// (issue 16 item 5: ten execs over 2.7e7 s leave some 54 M superseded completions, about
+/// 600 MB if the queue kept them instead of dropping them in bulk).
 fn long_profile_scenario(execs: usize, horizon: f64) {
     use sim_core::platform::Host;
     use sim_core::profile::Profile;

@@ -41,21 +41,23 @@
 //! also pops the last inserted first among equal keys, and finds the first non-empty bucket by a
 //! linear scan.
 //!
-//! Speed, on the hold model (pop the earliest event, push one at `now + Exp(1)`), in ns per hold,
-//! against the previous 4-ary heap (crate `dary_heap`) of packed `time | sequence | slot` `u128`
-//! keys over a slab of events, on a shared 2-core AMD EPYC (Zen 3, 2.45 GHz):
+//! Why not a d-ary heap: a hold (pop the earliest event, push one at `now + Exp(1)`) on a heap
+//! compares whole keys down a path that lengthens with the pending count, while the radix heap
+//! re-files each event a bounded number of times. In ns per hold, on a shared 2-core AMD EPYC
+//! (Zen 3, 2.45 GHz), against a 4-ary heap (crate `dary_heap`) of packed
+//! `time | sequence | slot` `u128` keys over a slab of events:
 //!
-//! | pending | 4-ary heap | radix heap | `cargo bench --bench engine -- queue_hold` (old → new) |
-//! |--------:|-----------:|-----------:|-------------------------------------------------------:|
-//! |    10^3 |         57 |         30 |                                              54 → 30   |
-//! |    10^4 |         77 |         33 |                                              89 → 33   |
-//! |    10^5 |        140 |         37 |                                             171 → 37   |
+//! | pending | 4-ary heap | radix heap |
+//! |--------:|-----------:|-----------:|
+//! |    10^3 |         57 |         30 |
+//! |    10^4 |         77 |         33 |
+//! |    10^5 |        140 |         37 |
 //!
-//! The first two columns come from a scratch benchmark outside the repository (`cargo build
-//! --release`; fixed-seed table of 2^16 Exp(1) samples, `u64` events, prefill then one warm-up hold
-//! per pending event, then 2·10^7 holds timed in thread CPU time; median of 3 runs, interleaved
-//! with the old queue). With 16-byte events (`Event`'s size) the radix heap measured 32, 37 and
-//! 44 ns. The machine is shared: repeated medians varied by up to 20%.
+//! (A scratch benchmark outside the repository: `cargo build --release`; fixed-seed table of
+//! 2^16 Exp(1) samples, `u64` events, prefill then one warm-up hold per pending event, then
+//! 2·10^7 holds timed in thread CPU time; median of 3 runs, the two queues interleaved. The
+//! machine is shared: repeated medians vary by up to 20%.
+//! `cargo bench --bench engine -- queue_hold` times this queue alone.)
 //!
 //! Memory: events sit in one `Vec` per bucket. A drained bucket keeps its buffer if its capacity
 //! is at most 256 events and frees it otherwise, so idle buffers hold at most 2048 × 256 events.
@@ -230,7 +232,7 @@ impl<E> EventQueue<E> {
     #[inline(always)]
     pub fn pop(&mut self) -> Option<(SimTime, E)> {
         // One function on purpose: splitting the bucket path into a helper returning an
-        // `Option<Entry>` cost 10% on the hold model.
+        // `Option<Entry>` costs about 10% on the hold model.
         let min = if let Some(entry) = self.current.pop_front() {
             entry
         } else {
@@ -376,8 +378,7 @@ mod tests {
         assert_eq!(order, vec!["a", "b", "c", "d"]);
     }
 
-    /// Was `slots_are_reused` for the slab of the former heap: with one event pending at a time,
-    /// no buffer grows past its first allocation (4 events).
+    /// With one event pending at a time, no buffer grows past its first allocation (4 events).
     #[test]
     fn storage_is_reused() {
         let mut q = EventQueue::new();

@@ -98,7 +98,7 @@ pub(crate) enum Phase {
 }
 
 /// One activity's record. Exactly one cache line (64 bytes, aligned): the hold model touches one
-/// record per event, and a record straddling two lines cost a second miss once the table
+/// record per event, and a record straddling two lines would cost a second miss once the table
 /// outgrows the L2 cache. Comm-only figures live in `Engine::comm_latency`, and the progress
 /// factor from the kind (the network's bandwidth factor for comms, else 1).
 #[derive(Clone, Debug)]

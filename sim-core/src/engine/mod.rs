@@ -555,10 +555,11 @@ impl Engine {
     /// handled here, inlined into the caller; anything else (a notification or completion
     /// already waiting, a pending solve, profiles, a trace, the budget's turn, a stale or
     /// non-completion event) goes to [`Engine::next_notification_slow`], which does exactly what
-    /// this would have done. As one out-of-line function, every event paid its prologue (six
-    /// saved registers, a frame, loop-invariant addresses): about 50 instructions an event on
-    /// the hold model. What this path calls is marked `#[inline(always)]`: once the path grew,
-    /// fat LTO left four of those calls in place (bench/README.md, "Fifteenth round").
+    /// this would have done. Were the whole loop one out-of-line function, every event would pay
+    /// its prologue (six saved registers, a frame, loop-invariant addresses): about 50
+    /// instructions an event on the hold model, whose events cost about 360 in all. What this
+    /// path calls is marked `#[inline(always)]`: fat LTO does not inline all of them on its own,
+    /// and each call left in place costs the common event its prologue.
     #[inline(always)]
     pub fn next_notification_until(&mut self, horizon: SimTime) -> Option<Notification> {
         if self.notes.is_empty()
@@ -588,7 +589,7 @@ impl Engine {
     /// The general loop of [`Engine::next_notification_until`], from an event it may already
     /// have popped. The rare and heavy paths it reaches (the solve, clocks, a comm's data phase,
     /// profile events) are kept out of line as well: inlined here, their loop-invariant
-    /// addresses were set up on every call.
+    /// addresses would be set up on every call, though most events reach none of them.
     #[inline(never)]
     fn next_notification_slow(
         &mut self,
@@ -729,8 +730,8 @@ impl Engine {
 
     /// Asks the CPU to start loading the record of the activity the next event is for, so that
     /// the load overlaps the handling of this one. With thousands of pending activities that
-    /// record is usually out of cache, and reading it was the largest cost of an event (hold
-    /// model). Only when the queue can name the next event in O(1).
+    /// record is usually out of cache, and waiting for it would be the largest cost of an event
+    /// on the hold model. Only when the queue can name the next event in O(1).
     // Forced: on the inlined event path (see `next_notification_until`).
     #[inline(always)]
     fn prefetch_next_activity(&self) {
@@ -1422,8 +1423,8 @@ fn sort_by_position(due: &mut Vec<(u32, Member)>) {
 /// What one [`Engine::step`] did.
 enum Step {
     /// An activity's completion is due: the caller completes it. The notification is built where
-    /// it is returned, not copied out of a `Step`: on the hold model, reading back that copy
-    /// stalled on store forwarding (a sixth of perf's samples; 5% an event once removed).
+    /// it is returned, not copied out of a `Step`: reading back such a copy stalls on store
+    /// forwarding, about 5% of a hold-model event.
     Completed(Slot),
     /// An event was processed without a completion (it may have queued failure notifications).
     Handled,

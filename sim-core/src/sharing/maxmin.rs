@@ -192,9 +192,10 @@ pub const NO_CONSTRAINT: u32 = u32::MAX;
 /// their own rates and small components are refilled, whose arithmetic and order of reported
 /// changes are the exact mode's (SimGrid's) to the bit. So lightly contended runs, where a
 /// simulation that turns ties and near-ties into decisions (work stealing) would amplify a
-/// last-digit difference, give the same results in both modes. Measured (bench/README.md, issue
-/// 19): 8, 16 and 32 run the contended grid90 scenarios equally fast; with 8 the bundled Grid-GUM
-/// experiments moved (a PE's threads sharing its core reach 8 to 15), with 16 they do not.
+/// last-digit difference, give the same results in both modes: a Grid-GUM PE's threads sharing
+/// its core number 8 to 15, so with 16 the bundled Grid-GUM experiments give the exact mode's
+/// results, which with 8 they do not. The contended grid90 runs, whose bottleneck carries some
+/// 50 flows, are as fast with 16 as with 8 or 32.
 pub const CLOCK_MIN_MEMBERS: u32 = 16;
 
 /// How the solver re-solves after a change, and whether it reports bottleneck clocks.
