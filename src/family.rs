@@ -134,7 +134,7 @@ impl<'a> ParamReader<'a> {
     /// the run does not set. A default that is a number is written as one; one that is a
     /// formula (`ceil(N/(2P))`) as its text, which is how the entry reads it.
     pub fn entry_defaults(&self, entry: &PolicyInfo) {
-        for &(name, _, default) in entry.params {
+        for &schedulers::registry::Param { name, default, .. } in entry.params {
             let value = match default.parse::<i64>() {
                 Ok(i) => ParamValue::Int(i),
                 Err(_) => match default.parse::<f64>() {
@@ -364,11 +364,14 @@ pub fn parameter_names_from(
         let mut all: Vec<Named> = model.to_vec();
         for &policies in registries {
             for policy in policies {
-                for &(name, meaning, default) in policy.params {
+                for &schedulers::registry::Param {
+                    name, meaning, default, ..
+                } in policy.params
+                {
                     if !all.iter().any(|n| n.name == name) {
                         let users: Vec<&str> = policies
                             .iter()
-                            .filter(|p| p.params.iter().any(|q| q.0 == name))
+                            .filter(|p| p.params.iter().any(|q| q.name == name))
                             .map(|p| p.name)
                             .collect();
                         let text = format!("{}: {meaning} (default {default})", users.join(", "));

@@ -1,7 +1,161 @@
-//! What every family's policy registry shares: a policy's documented name and parameters, and
-//! the lookup that checks a name and its parameters against them.
+//! What every family's policy registry shares: a policy's documented name and typed parameters,
+//! the lookup that checks a name and its parameters against them, and the typed reading of a
+//! parameter's value ([`Values`]) whose range is written once, in the entry.
+//!
+//! A policy file exports its registry entry ([`Entry`]: the description and the constructor), and
+//! a family's registry lists the entries with [`policies!`](crate::policies), which also declares
+//! the modules: adding a policy is its file plus one line there.
 
 use std::collections::BTreeMap;
+use std::fmt;
+
+/// What values a parameter takes.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Kind {
+    /// A whole number in `[min, max]`.
+    Integer,
+    /// A real number in `[min, max]`.
+    Real,
+    /// 0 (off) or 1 (on).
+    Flag,
+}
+
+/// One parameter of a policy: its name in experiment files, meaning, unit, default and range.
+#[derive(Clone, Copy, Debug)]
+pub struct Param {
+    /// Name in experiment files.
+    pub name: &'static str,
+    /// One line.
+    pub meaning: &'static str,
+    /// Unit, empty for a pure number.
+    pub unit: &'static str,
+    /// The default as written in `gridsim list` and params.csv: a number, or a formula the
+    /// policy evaluates itself (tss `first`, `ceil(N/(2P))`).
+    pub default: &'static str,
+    /// Integer, real or flag.
+    pub kind: Kind,
+    /// Smallest accepted value.
+    pub min: f64,
+    /// Largest accepted value.
+    pub max: f64,
+}
+
+impl Param {
+    /// A whole number of at least `min` (at most 1e15).
+    pub const fn integer(name: &'static str, meaning: &'static str, default: &'static str, min: f64) -> Param {
+        Param {
+            name,
+            meaning,
+            unit: "",
+            default,
+            kind: Kind::Integer,
+            min,
+            max: 1e15,
+        }
+    }
+
+    /// A real number of at least `min`.
+    pub const fn real(name: &'static str, meaning: &'static str, default: &'static str, min: f64) -> Param {
+        Param {
+            name,
+            meaning,
+            unit: "",
+            default,
+            kind: Kind::Real,
+            min,
+            max: f64::MAX,
+        }
+    }
+
+    /// 0 or 1.
+    pub const fn flag(name: &'static str, meaning: &'static str, default: &'static str) -> Param {
+        Param {
+            name,
+            meaning,
+            unit: "",
+            default,
+            kind: Kind::Flag,
+            min: 0.0,
+            max: 1.0,
+        }
+    }
+
+    /// A parameter whose kind and range its family's builder checks itself (the families whose
+    /// policies do not export [`Entry`]s yet).
+    pub const fn described(name: &'static str, meaning: &'static str, default: &'static str) -> Param {
+        Param {
+            name,
+            meaning,
+            unit: "",
+            default,
+            kind: Kind::Real,
+            min: f64::MIN,
+            max: f64::MAX,
+        }
+    }
+
+    /// The same parameter with a largest accepted value.
+    pub const fn at_most(self, max: f64) -> Param {
+        Param { max, ..self }
+    }
+
+    /// The same parameter with a unit.
+    pub const fn in_unit(self, unit: &'static str) -> Param {
+        Param { unit, ..self }
+    }
+
+    /// The default as a number; `None` when it is a formula.
+    pub fn numeric_default(&self) -> Option<f64> {
+        self.default.parse::<f64>().ok()
+    }
+
+    /// Checks `x` against the parameter's kind and range.
+    pub fn check(&self, x: f64) -> Result<f64, ParamError> {
+        let ok = match self.kind {
+            Kind::Flag => x == 0.0 || x == 1.0,
+            Kind::Integer => x.fract() == 0.0 && (self.min..=self.max).contains(&x),
+            Kind::Real => x.is_finite() && (self.min..=self.max).contains(&x),
+        };
+        if ok {
+            return Ok(x);
+        }
+        let range = match (self.kind, self.max == f64::MAX || self.max >= 1e15) {
+            (Kind::Flag, _) => "0 or 1".to_string(),
+            (Kind::Integer, true) => format!("an integer >= {}", self.min),
+            (Kind::Integer, false) => format!("an integer from {} to {}", self.min, self.max),
+            (Kind::Real, true) => format!("a number >= {}", self.min),
+            (Kind::Real, false) => format!("a number from {} to {}", self.min, self.max),
+        };
+        Err(ParamError::new(self.name, format!("must be {range}, got {x}")))
+    }
+}
+
+/// A parameter's value was refused: which parameter, and why.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ParamError {
+    /// The parameter's name.
+    pub param: String,
+    /// What is wrong with its value (e.g. `must be an integer >= 1, got 0.5`).
+    pub message: String,
+}
+
+impl ParamError {
+    /// The error for `param`.
+    pub fn new(param: &str, message: impl Into<String>) -> ParamError {
+        ParamError {
+            param: param.to_string(),
+            message: message.into(),
+        }
+    }
+}
+
+impl fmt::Display for ParamError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "parameter '{}' {}", self.param, self.message)
+    }
+}
+
+impl std::error::Error for ParamError {}
 
 /// A policy name with its one-line description and parameters.
 #[derive(Clone, Copy, Debug)]
@@ -10,8 +164,136 @@ pub struct PolicyInfo {
     pub name: &'static str,
     /// One line.
     pub description: &'static str,
-    /// Accepted parameters (name, meaning, default).
-    pub params: &'static [(&'static str, &'static str, &'static str)],
+    /// Accepted parameters.
+    pub params: &'static [Param],
+}
+
+impl PolicyInfo {
+    /// The parameter named `key`.
+    pub fn param(&self, key: &str) -> Option<&'static Param> {
+        self.params.iter().find(|p| p.name == key)
+    }
+}
+
+/// A policy's registry entry: its description and how to build it from its parameters'
+/// values. `T` is the family's policy trait (`dyn ChunkPolicy`, ...).
+pub struct Entry<T: ?Sized + 'static> {
+    /// Name, description and parameters.
+    pub info: PolicyInfo,
+    /// Builds the policy; every value it reads has been checked against its range.
+    pub build: fn(&Values<'_>) -> Result<Box<T>, ParamError>,
+}
+
+/// A parameter set read against one entry: each getter returns the value the experiment gives,
+/// else the entry's default, checked against the parameter's kind and range.
+pub struct Values<'a> {
+    info: &'a PolicyInfo,
+    values: &'a BTreeMap<String, f64>,
+}
+
+impl<'a> Values<'a> {
+    /// The values `values` read against `info`.
+    pub fn new(info: &'a PolicyInfo, values: &'a BTreeMap<String, f64>) -> Values<'a> {
+        Values { info, values }
+    }
+
+    fn raw(&self, key: &str) -> Result<(Option<f64>, &'static Param), ParamError> {
+        let param = self.info.param(key).ok_or_else(|| {
+            ParamError::new(
+                key,
+                format!(
+                    "is read by '{}' but not in its registry entry (internal error)",
+                    self.info.name
+                ),
+            )
+        })?;
+        Ok((self.values.get(key).copied().or_else(|| param.numeric_default()), param))
+    }
+
+    /// A whole number; its default must be a number.
+    pub fn integer(&self, key: &str) -> Result<u64, ParamError> {
+        self.optional_integer(key)?
+            .ok_or_else(|| ParamError::new(key, "has no value and no numeric default (internal error)"))
+    }
+
+    /// A whole number, or `None` when the parameter is unset and its default is a formula the
+    /// policy evaluates itself.
+    pub fn optional_integer(&self, key: &str) -> Result<Option<u64>, ParamError> {
+        match self.raw(key)? {
+            (None, _) => Ok(None),
+            (Some(x), param) => param.check(x).map(|x| Some(x as u64)),
+        }
+    }
+
+    /// A real number.
+    pub fn real(&self, key: &str) -> Result<f64, ParamError> {
+        match self.raw(key)? {
+            (None, _) => Err(ParamError::new(
+                key,
+                "has no value and no numeric default (internal error)",
+            )),
+            (Some(x), param) => param.check(x),
+        }
+    }
+
+    /// A flag (0 or 1).
+    pub fn flag(&self, key: &str) -> Result<bool, ParamError> {
+        self.real(key).map(|x| x == 1.0)
+    }
+}
+
+/// The entry of `entries` named `name`, once every key of `params` is one it accepts; errors
+/// name the bad name or parameter and list the valid ones (`kind` is e.g. "bag-of-tasks").
+pub fn lookup_entry<'a, T: ?Sized>(
+    entries: &'a [Entry<T>],
+    kind: &str,
+    name: &str,
+    params: &BTreeMap<String, f64>,
+) -> Result<&'a Entry<T>, String> {
+    let Some(entry) = entries.iter().find(|e| e.info.name == name) else {
+        let names: Vec<_> = entries.iter().map(|e| e.info.name).collect();
+        return Err(format!(
+            "unknown {kind} scheduler '{name}' (valid: {})",
+            names.join(", ")
+        ));
+    };
+    check_keys(&entry.info, params)?;
+    Ok(entry)
+}
+
+/// Builds the policy `name` of `entries` from `params`; errors name the scheduler and the
+/// parameter.
+pub fn build_entry<T: ?Sized>(
+    entries: &[Entry<T>],
+    kind: &str,
+    name: &str,
+    params: &BTreeMap<String, f64>,
+) -> Result<Box<T>, String> {
+    let entry = lookup_entry(entries, kind, name, params)?;
+    (entry.build)(&Values::new(&entry.info, params)).map_err(|e| format!("scheduler '{name}': {e}"))
+}
+
+/// The descriptions of `entries`, for the family's listings.
+pub fn infos<T: ?Sized>(entries: &'static [Entry<T>]) -> Vec<&'static PolicyInfo> {
+    entries.iter().map(|e| &e.info).collect()
+}
+
+fn check_keys(info: &PolicyInfo, params: &BTreeMap<String, f64>) -> Result<(), String> {
+    for key in params.keys() {
+        if info.param(key).is_none() {
+            let valid: Vec<_> = info.params.iter().map(|p| p.name).collect();
+            return Err(format!(
+                "scheduler '{}': unknown parameter '{key}' (valid: {})",
+                info.name,
+                if valid.is_empty() {
+                    "none".to_string()
+                } else {
+                    valid.join(", ")
+                }
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// The entry of `policies` named `name`, once every key of `params` is one it accepts; errors
@@ -29,31 +311,14 @@ pub fn lookup<'a>(
             names.join(", ")
         ));
     };
-    for key in params.keys() {
-        if !info.params.iter().any(|p| p.0 == key) {
-            let valid: Vec<_> = info.params.iter().map(|p| p.0).collect();
-            return Err(format!(
-                "scheduler '{name}': unknown parameter '{key}' (valid: {})",
-                if valid.is_empty() {
-                    "none".to_string()
-                } else {
-                    valid.join(", ")
-                }
-            ));
-        }
-    }
+    check_keys(info, params)?;
     Ok(info)
 }
 
 /// The default of parameter `key` of `entry` when it is a number; `None` when the entry has no
-/// such parameter or its default is a formula the entry evaluates itself (tss `first`,
-/// `ceil(N/(2P))`). The registry is where defaults are written: builders read them from here.
+/// such parameter or its default is a formula the entry evaluates itself.
 pub fn numeric_default(entry: &PolicyInfo, key: &str) -> Option<f64> {
-    entry
-        .params
-        .iter()
-        .find(|p| p.0 == key)
-        .and_then(|p| p.2.parse::<f64>().ok())
+    entry.param(key).and_then(Param::numeric_default)
 }
 
 /// Parameter `key` of `entry`: its value in `params`, else its registry default. A builder that
@@ -69,4 +334,55 @@ pub fn value_or_default(entry: &PolicyInfo, params: &BTreeMap<String, f64>, key:
                 entry.name
             )
         })
+}
+
+/// Declares a family's policy modules and its registry, in `gridsim list` order:
+/// `policies!(dyn ChunkPolicy; work_queue: [ENTRY], weighted_factoring: [WF, AWF], ...)`
+/// expands to `pub mod work_queue; ...` and `pub const POLICIES: &[Entry<dyn ChunkPolicy>]`
+/// holding each module's named entries. Adding a policy is its file plus one line here.
+#[macro_export]
+macro_rules! policies {
+    ($policy:ty; $($module:ident: [$($entry:ident),+ $(,)?]),+ $(,)?) => {
+        $(pub mod $module;)+
+        /// Every policy of the family, each entry exported by its own file.
+        pub const POLICIES: &[$crate::registry::Entry<$policy>] = &[$($($module::$entry),+),+];
+    };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn values_are_checked_against_the_entry() {
+        const INFO: PolicyInfo = PolicyInfo {
+            name: "p",
+            description: "",
+            params: &[
+                Param::integer("k", "", "1", 1.0),
+                Param::real("a", "", "2", 1.0).at_most(10.0),
+                Param::flag("f", "", "1"),
+                Param::integer("first", "", "ceil(N/P)", 1.0),
+            ],
+        };
+        let set = |pairs: &[(&str, f64)]| -> BTreeMap<String, f64> {
+            pairs.iter().map(|&(k, v)| (k.to_string(), v)).collect()
+        };
+        let empty = set(&[]);
+        let v = Values::new(&INFO, &empty);
+        assert_eq!((v.integer("k"), v.real("a"), v.flag("f")), (Ok(1), Ok(2.0), Ok(true)));
+        assert_eq!(v.optional_integer("first"), Ok(None));
+        let bad = set(&[("k", 0.5), ("a", 11.0), ("f", 2.0)]);
+        let v = Values::new(&INFO, &bad);
+        assert_eq!(
+            v.integer("k").unwrap_err().to_string(),
+            "parameter 'k' must be an integer >= 1, got 0.5"
+        );
+        assert_eq!(
+            v.real("a").unwrap_err().message,
+            "must be a number from 1 to 10, got 11"
+        );
+        assert_eq!(v.flag("f").unwrap_err().message, "must be 0 or 1, got 2");
+        assert!(v.real("nope").unwrap_err().message.contains("internal error"));
+    }
 }

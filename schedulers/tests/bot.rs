@@ -57,7 +57,7 @@ proptest! {
         let lats: Vec<_> = workers.iter().map(|w| w.2).collect();
         let (platform, master, hosts) = star(&speeds, &bws, &lats);
         let config = BotConfig { master, workers: hosts, tasks: n, task_flops: flops, task_bytes: bytes, control_bytes: 100.0, task_sizes: TaskSizes::Equal, record_chunks: true };
-        let name = registry::POLICIES[policy].name;
+        let name = registry::POLICIES[policy].info.name;
         let policy = registry::build(name, &BTreeMap::new()).unwrap();
         let engine = Engine::new(Arc::new(platform)).unwrap();
         let (outcome, stats) = bot::run(engine, config, policy).unwrap();

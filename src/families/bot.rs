@@ -186,7 +186,7 @@ fn prepare(spec: &ParamReader) -> Result<Prepared, String> {
         policy_params.insert(name.clone(), x);
     }
     registry::build(&spec.scheduler, &policy_params)?;
-    spec.policy_defaults(registry::POLICIES);
+    spec.policy_defaults(registry::infos());
     Ok(Prepared {
         config: BotConfig {
             master,
@@ -221,12 +221,12 @@ impl Family for BagOfTasks {
 
     fn schedulers(&self) -> &'static [Named] {
         static NAMES: OnceLock<Vec<Named>> = OnceLock::new();
-        scheduler_names(&NAMES, registry::POLICIES)
+        scheduler_names(&NAMES, registry::infos())
     }
 
     fn parameters(&self) -> &'static [Named] {
         static NAMES: OnceLock<Vec<Named>> = OnceLock::new();
-        parameter_names(&NAMES, WORKLOAD, registry::POLICIES)
+        parameter_names(&NAMES, WORKLOAD, registry::infos())
     }
 
     fn metrics(&self) -> &'static [Named] {

@@ -250,11 +250,13 @@ fn prepare(spec: &ParamReader) -> Result<Prepared, String> {
         let x = value
             .as_f64()
             .ok_or_else(|| format!("parameter '{name}' must be a number, got '{value}'"))?;
-        let of_a_program = programs::PROGRAMS.iter().any(|p| p.params.iter().any(|q| q.0 == name));
+        let of_a_program = programs::PROGRAMS
+            .iter()
+            .any(|p| p.params.iter().any(|q| q.name == name));
         if of_a_program {
             // Parameters of the other programs of a sweep are constant columns; only the run's
             // program reads them.
-            if info.params.iter().any(|q| q.0 == name) {
+            if info.params.iter().any(|q| q.name == name) {
                 program_params.insert(name.clone(), x);
             }
         } else {

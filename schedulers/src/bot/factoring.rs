@@ -4,6 +4,7 @@
 //! A batch is counted by the master's answers: the `P` answers after a batch began belong to it.
 
 use super::{Assignment, ChunkPolicy, MasterView, Request};
+use crate::registry::{Entry, Param, ParamError, PolicyInfo, Values};
 
 /// Factoring state: the current batch's chunk size and how many of its chunks are left.
 #[derive(Clone, Debug)]
@@ -40,6 +41,20 @@ impl ChunkPolicy for Factoring {
     fn assign(&mut self, view: &MasterView<'_>, _request: &Request) -> Assignment {
         Assignment::tasks(self.next(view.remaining, view.workers))
     }
+}
+
+/// The registry entry: `factoring` (FAC2 with the default `alpha`).
+pub const ENTRY: Entry<dyn ChunkPolicy> = Entry {
+    info: PolicyInfo {
+        name: "factoring",
+        description: "factoring: batches of P chunks of ceil(R_batch/(alpha P)) (alpha = 2: FAC2)",
+        params: &[Param::real("alpha", "batch divisor", "2", 1.0)],
+    },
+    build,
+};
+
+fn build(v: &Values<'_>) -> Result<Box<dyn ChunkPolicy>, ParamError> {
+    Ok(Box::new(Factoring::new(v.real("alpha")?)))
 }
 
 #[cfg(test)]

@@ -4,6 +4,7 @@
 //! ones; on heterogeneous grids the first big chunks may land on slow hosts.
 
 use super::{div_ceil, Assignment, ChunkPolicy, MasterView, Request};
+use crate::registry::{Entry, Param, ParamError, PolicyInfo, Values};
 
 /// GSS with minimum chunk `k`.
 #[derive(Clone, Debug)]
@@ -17,6 +18,22 @@ impl ChunkPolicy for Gss {
         let size = div_ceil(view.remaining, view.workers as u64).max(self.min_chunk.max(1));
         Assignment::tasks(size.min(view.remaining))
     }
+}
+
+/// The registry entry: `gss`, parameter `min_chunk`.
+pub const ENTRY: Entry<dyn ChunkPolicy> = Entry {
+    info: PolicyInfo {
+        name: "gss",
+        description: "guided self-scheduling: max(k, ceil(R/P))",
+        params: &[Param::integer("min_chunk", "minimum chunk k", "1", 1.0).in_unit("tasks")],
+    },
+    build,
+};
+
+fn build(v: &Values<'_>) -> Result<Box<dyn ChunkPolicy>, ParamError> {
+    Ok(Box::new(Gss {
+        min_chunk: v.integer("min_chunk")?,
+    }))
 }
 
 #[cfg(test)]

@@ -27,6 +27,7 @@
 
 use super::factoring::Factoring;
 use super::{Assignment, ChunkPolicy, ChunkReport, MasterView, Request, WorkerHook};
+use crate::registry::{Entry, Param, ParamError, PolicyInfo, Values};
 
 /// LDS parameters.
 #[derive(Clone, Debug, PartialEq)]
@@ -209,6 +210,30 @@ impl ChunkPolicy for Lds {
     fn worker_hook(&self) -> Option<Box<dyn WorkerHook>> {
         Some(Box::new(LdsWorker::new(self.params.clone())))
     }
+}
+
+/// The registry entry: `lds`, the paper's parameters.
+pub const ENTRY: Entry<dyn ChunkPolicy> = Entry {
+    info: PolicyInfo {
+        name: "lds",
+        description: "LDS: worker-side affine model proposes chunk sizes (Ferreto et al.)",
+        params: &[
+            Param::real("beta", "maxExecTime = T_seq / (beta P)", "5", f64::MIN_POSITIVE),
+            Param::real("min_correlation", "fit correlation to leave setup", "0.99", -1.0),
+            Param::integer("min_points", "measurements before the fit is trusted", "3", 2.0),
+            Param::real("final_alpha", "alpha of the finalization factoring", "2", 1.0),
+        ],
+    },
+    build,
+};
+
+fn build(v: &Values<'_>) -> Result<Box<dyn ChunkPolicy>, ParamError> {
+    Ok(Box::new(Lds::new(LdsParams {
+        beta: v.real("beta")?,
+        min_correlation: v.real("min_correlation")?,
+        min_points: v.integer("min_points")? as usize,
+        final_alpha: v.real("final_alpha")?,
+    })))
 }
 
 #[cfg(test)]

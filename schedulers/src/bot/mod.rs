@@ -17,13 +17,18 @@
 //! carried by its next request (LDS). Policies see a read-only [`MasterView`] and return a number.
 
 mod app;
-pub mod factoring;
-pub mod gss;
-pub mod lds;
 pub mod registry;
-pub mod tss;
-pub mod weighted_factoring;
-pub mod work_queue;
+
+// Every bag-of-tasks policy, in `gridsim list` order: each module exports its registry entry.
+// Adding a policy is its file plus one line here.
+crate::policies!(dyn ChunkPolicy;
+    work_queue: [ENTRY],
+    gss: [ENTRY],
+    factoring: [ENTRY],
+    tss: [ENTRY],
+    weighted_factoring: [WF, AWF],
+    lds: [ENTRY],
+);
 
 pub use app::{finish, run, simulation, BotConfig, BotOutcome, ChunkRecord, LostChunk, MasterWorker, TaskSizes};
 

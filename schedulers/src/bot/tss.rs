@@ -4,6 +4,7 @@
 //! to what remains. Defaults: `first = ceil(N / (2P))`, `last = 1`.
 
 use super::{div_ceil, Assignment, ChunkPolicy, MasterView, Request};
+use crate::registry::{Entry, Param, ParamError, PolicyInfo, Values};
 
 /// TSS with optional first/last chunk sizes.
 #[derive(Clone, Debug, Default)]
@@ -41,6 +42,24 @@ impl ChunkPolicy for Tss {
         self.next = Some((chunk.saturating_sub(delta).max(last), delta, last));
         Assignment::tasks(chunk.min(view.remaining))
     }
+}
+
+/// The registry entry: `tss`, parameters `first` (default a formula the policy evaluates) and
+/// `last`.
+pub const ENTRY: Entry<dyn ChunkPolicy> = Entry {
+    info: PolicyInfo {
+        name: "tss",
+        description: "trapezoid self-scheduling: linearly decreasing chunks from first to last",
+        params: &[
+            Param::integer("first", "first chunk", "ceil(N/(2P))", 1.0).in_unit("tasks"),
+            Param::integer("last", "last chunk", "1", 1.0).in_unit("tasks"),
+        ],
+    },
+    build,
+};
+
+fn build(v: &Values<'_>) -> Result<Box<dyn ChunkPolicy>, ParamError> {
+    Ok(Box::new(Tss::new(v.optional_integer("first")?, v.optional_integer("last")?)))
 }
 
 #[cfg(test)]

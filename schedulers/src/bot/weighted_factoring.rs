@@ -13,6 +13,7 @@
 //!   worker that has not reported yet gets the mean of the measured rates (all equal at first).
 
 use super::{Assignment, ChunkPolicy, MasterView, Request};
+use crate::registry::{Entry, Param, PolicyInfo};
 
 /// Where the weights come from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -93,6 +94,26 @@ impl ChunkPolicy for WeightedFactoring {
         Assignment::tasks(size.min(view.remaining))
     }
 }
+
+/// The registry entry of weighted factoring: weights from the hosts' peak speeds.
+pub const WF: Entry<dyn ChunkPolicy> = Entry {
+    info: PolicyInfo {
+        name: "wf",
+        description: "weighted factoring: factoring batches split by host peak speed",
+        params: &[Param::real("alpha", "batch divisor", "2", 1.0)],
+    },
+    build: |v| Ok(Box::new(WeightedFactoring::new(v.real("alpha")?, Weights::Static))),
+};
+
+/// The registry entry of adaptive weighted factoring: weights from the measured rates.
+pub const AWF: Entry<dyn ChunkPolicy> = Entry {
+    info: PolicyInfo {
+        name: "awf",
+        description: "adaptive weighted factoring: factoring batches split by measured rates",
+        params: &[Param::real("alpha", "batch divisor", "2", 1.0)],
+    },
+    build: |v| Ok(Box::new(WeightedFactoring::new(v.real("alpha")?, Weights::Adaptive))),
+};
 
 #[cfg(test)]
 mod tests {

@@ -3,6 +3,7 @@
 //! to what remains); `k = 1` is pure self-scheduling.
 
 use super::{Assignment, ChunkPolicy, MasterView, Request};
+use crate::registry::{Entry, Param, ParamError, PolicyInfo, Values};
 
 /// Fixed chunks of `chunk` tasks.
 #[derive(Clone, Debug)]
@@ -15,6 +16,20 @@ impl ChunkPolicy for WorkQueue {
     fn assign(&mut self, view: &MasterView<'_>, _request: &Request) -> Assignment {
         Assignment::tasks(self.chunk.max(1).min(view.remaining))
     }
+}
+
+/// The registry entry: `wq`, parameter `chunk`.
+pub const ENTRY: Entry<dyn ChunkPolicy> = Entry {
+    info: PolicyInfo {
+        name: "wq",
+        description: "work queue: fixed chunks of k tasks (k = 1: pure self-scheduling)",
+        params: &[Param::integer("chunk", "tasks per chunk k", "1", 1.0).in_unit("tasks")],
+    },
+    build,
+};
+
+fn build(v: &Values<'_>) -> Result<Box<dyn ChunkPolicy>, ParamError> {
+    Ok(Box::new(WorkQueue { chunk: v.integer("chunk")? }))
 }
 
 #[cfg(test)]

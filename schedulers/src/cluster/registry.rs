@@ -8,15 +8,16 @@ use super::controller::SlowdownController;
 use super::io::IoPolicy;
 use super::nlb::Nlb;
 use super::wal::Wal;
+use crate::registry::Param;
 pub use crate::registry::PolicyInfo;
 use crate::registry::{lookup, numeric_default, value_or_default};
 
-const WAL_PARAMS: &[(&str, &str, &str)] = &[
-    ("threshold", "overload threshold on load / mean load (§4.1)", "1.25"),
-    ("w_io", "initial I/O weight W_IO of eq. 4.1 (W_CPU = 1 − W_IO)", "0.5"),
+const WAL_PARAMS: &[Param] = &[
+    Param::described("threshold", "overload threshold on load / mean load (§4.1)", "1.25"),
+    Param::described("w_io", "initial I/O weight W_IO of eq. 4.1 (W_CPU = 1 − W_IO)", "0.5"),
 ];
 
-const ELIGIBILITY: (&str, &str, &str) = (
+const ELIGIBILITY: Param = Param::described(
     "eligibility",
     "1: migrate only if eq. 4.6 expects a gain (§3's rule for all schemes); 0: greedy",
     "1",
@@ -33,7 +34,7 @@ pub const POLICIES: &[PolicyInfo] = &[
         name: "cm",
         description: "CPU-memory (Zhang et al.): least memory load if home would page, else fewest jobs",
         params: &[
-            (
+            Param::described(
                 "cpu_threshold",
                 "jobs on the home node from which CPU load is shared",
                 "4",
@@ -57,13 +58,13 @@ pub const POLICIES: &[PolicyInfo] = &[
         params: &[
             WAL_PARAMS[0],
             WAL_PARAMS[1],
-            ("gain_w", "G_w of eq. 4.9", "0.5"),
-            (
+            Param::described("gain_w", "G_w of eq. 4.9", "0.5"),
+            Param::described(
                 "gain_buffer_mb",
                 "G_b of eq. 4.13, MB of buffer per unit of slowdown",
                 "0.5",
             ),
-            ("history", "slowdowns averaged by the controller", "50"),
+            Param::described("history", "slowdowns averaged by the controller", "50"),
         ],
     },
 ];
@@ -108,7 +109,7 @@ pub fn build(name: &str, params: &BTreeMap<String, f64>) -> Result<Built, String
     };
     // W_IO is a parameter of the WAL policies only (nothing else reads it); the others carry
     // WAL's default so that the view is the same for every policy.
-    let w_io = if info.params.iter().any(|p| p.0 == "w_io") {
+    let w_io = if info.params.iter().any(|p| p.name == "w_io") {
         real("w_io", 0.0, 1.0)?
     } else {
         POLICIES
@@ -177,7 +178,7 @@ mod tests {
         // Each listed parameter, given a valid value, builds: nothing the builder reads is
         // missing from the list (which experiment files are checked against).
         for p in POLICIES {
-            for &(key, _, default) in p.params {
+            for &crate::registry::Param { name: key, default, .. } in p.params {
                 let value: f64 = default.parse().unwrap();
                 let params = BTreeMap::from([(key.to_string(), value)]);
                 assert!(build(p.name, &params).is_ok(), "{} {key}", p.name);

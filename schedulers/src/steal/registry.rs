@@ -7,6 +7,7 @@ use super::grid_gum::GridGum;
 use super::grid_gum2::{GridGum2, GridGum2Options};
 use super::policy::StealPolicy;
 use super::satin::SatinCrs;
+use crate::registry::Param;
 pub use crate::registry::PolicyInfo;
 use crate::registry::{lookup, value_or_default};
 
@@ -21,22 +22,10 @@ pub const POLICIES: &[PolicyInfo] = &[
         name: "grid-gum2",
         description: "Grid-GUM2: FISH the PE with the highest load per speed, preferring low latency, from piggybacked tables (Fig 7)",
         params: &[
-            (
-                "local_latency_factor",
-                "PEs within this factor of the lowest known latency are local",
-                "2",
-            ),
-            ("prefer_local", "1: fish local PEs first (Communication table); 0: ignore latency", "1"),
-            (
-                "super_schedule",
-                "most sparks in a Super-Schedule to a faster remote fisher (0: off, as the paper measured)",
-                "0",
-            ),
-            (
-                "low_watermark",
-                "sparks below which the slowest PE fishes while busy, scaled up by speed (0: off, as measured)",
-                "0",
-            ),
+            Param::described("local_latency_factor", "PEs within this factor of the lowest known latency are local", "2"),
+            Param::described("prefer_local", "1: fish local PEs first (Communication table); 0: ignore latency", "1"),
+            Param::described("super_schedule", "most sparks in a Super-Schedule to a faster remote fisher (0: off, as the paper measured)", "0"),
+            Param::described("low_watermark", "sparks below which the slowest PE fishes while busy, scaled up by speed (0: off, as measured)", "0"),
         ],
     },
     PolicyInfo {

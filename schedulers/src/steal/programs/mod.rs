@@ -36,6 +36,7 @@ use std::collections::BTreeMap;
 use rand_chacha::ChaCha8Rng;
 
 use super::program::{Program, MAX_NODES};
+use crate::registry::Param;
 pub use crate::registry::PolicyInfo;
 use crate::registry::{lookup, value_or_default};
 
@@ -50,41 +51,41 @@ pub const PROGRAMS: &[PolicyInfo] = &[
         name: "queens",
         description: "N-queens backtracking search; the search tree is sparked down to a depth (divide and conquer, regular)",
         params: &[
-            ("queens_board", "board size N (4 to 15)", "12"),
-            ("queens_depth", "rows whose placements spark their children (1 to N)", "2"),
+            Param::described("queens_board", "board size N (4 to 15)", "12"),
+            Param::described("queens_depth", "rows whose placements spark their children (1 to N)", "2"),
         ],
     },
     PolicyInfo {
         name: "sumeuler",
         description: "sum of Euler's totient over [1..n], parListChunk over the list (data parallel, limited irregularity)",
         params: &[
-            ("sumeuler_n", "upper end n of [1..n]", "20000"),
-            ("sumeuler_chunk", "list elements per chunk spark", "100"),
+            Param::described("sumeuler_n", "upper end n of [1..n]", "20000"),
+            Param::described("sumeuler_chunk", "list elements per chunk spark", "100"),
         ],
     },
     PolicyInfo {
         name: "linsolv",
         description: "exact linear system solver by multiple homomorphic images and Chinese remaindering (data parallel, limited irregularity)",
         params: &[
-            ("linsolv_primes", "homomorphic images (primes), one spark each", "32"),
-            ("linsolv_n", "matrix dimension n", "60"),
-            ("linsolv_tail", "sequential tail (rational reconstruction, check) as a fraction of all work", "0.1"),
-            ("linsolv_entry_bytes", "packed size of one multi-word matrix entry, bytes", "32"),
-            ("linsolv_jitter", "per-image cost factor drawn uniformly from 1 ± jitter", "0.1"),
+            Param::described("linsolv_primes", "homomorphic images (primes), one spark each", "32"),
+            Param::described("linsolv_n", "matrix dimension n", "60"),
+            Param::described("linsolv_tail", "sequential tail (rational reconstruction, check) as a fraction of all work", "0.1"),
+            Param::described("linsolv_entry_bytes", "packed size of one multi-word matrix entry, bytes", "32"),
+            Param::described("linsolv_jitter", "per-image cost factor drawn uniformly from 1 ± jitter", "0.1"),
         ],
     },
     PolicyInfo {
         name: "raytracer",
         description: "ray tracer over a random scene of sphere clusters, sparked as blocks of rows (data parallel, high irregularity)",
         params: &[
-            ("raytracer_width", "image width, pixels", "400"),
-            ("raytracer_height", "image height, pixels (rows)", "400"),
-            ("raytracer_block_rows", "rows per spark", "4"),
-            ("raytracer_objects", "spheres in the scene", "24"),
-            ("raytracer_depth", "maximum reflection depth", "4"),
-            ("raytracer_samples", "evenly spaced columns traced per row (the row's cost is scaled from them)", "32"),
-            ("raytracer_pareto_shape", "0: costs from the scene; > 0: i.i.d. bounded-Pareto block costs of this shape", "0"),
-            ("raytracer_pareto_ratio", "largest / smallest bounded-Pareto block cost", "1000"),
+            Param::described("raytracer_width", "image width, pixels", "400"),
+            Param::described("raytracer_height", "image height, pixels (rows)", "400"),
+            Param::described("raytracer_block_rows", "rows per spark", "4"),
+            Param::described("raytracer_objects", "spheres in the scene", "24"),
+            Param::described("raytracer_depth", "maximum reflection depth", "4"),
+            Param::described("raytracer_samples", "evenly spaced columns traced per row (the row's cost is scaled from them)", "32"),
+            Param::described("raytracer_pareto_shape", "0: costs from the scene; > 0: i.i.d. bounded-Pareto block costs of this shape", "0"),
+            Param::described("raytracer_pareto_ratio", "largest / smallest bounded-Pareto block cost", "1000"),
         ],
     },
 ];
@@ -260,7 +261,7 @@ mod tests {
             let explicit: BTreeMap<String, f64> = info
                 .params
                 .iter()
-                .map(|&(k, _, d)| (k.to_string(), d.parse::<f64>().unwrap()))
+                .map(|p| (p.name.to_string(), p.default.parse::<f64>().unwrap()))
                 .collect();
             let a = build(info.name, &BTreeMap::new(), 1e9, &mut rng(3)).unwrap();
             let b = build(info.name, &explicit, 1e9, &mut rng(3)).unwrap();
@@ -271,7 +272,7 @@ mod tests {
     #[test]
     fn parameter_names_carry_their_program_name() {
         for info in PROGRAMS {
-            for (key, _, _) in info.params {
+            for crate::registry::Param { name: key, .. } in info.params {
                 assert!(key.starts_with(&format!("{}_", info.name)), "{key}");
             }
         }
