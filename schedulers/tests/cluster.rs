@@ -504,7 +504,7 @@ fn check_conservation(
         })
         .collect();
     let n = jobs.len();
-    let name = registry::POLICIES[policy].name;
+    let name = registry::POLICIES[policy].info.name;
     let built = registry::build(name, &BTreeMap::new()).unwrap();
     let setup = ClusterSetup {
         nodes: hosts,

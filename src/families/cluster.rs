@@ -361,7 +361,7 @@ fn prepare(spec: &ParamReader, what: Jobs) -> Result<Prepared, String> {
         policy_params.insert(name.clone(), x);
     }
     let built = registry::build(&spec.scheduler, &policy_params)?;
-    spec.policy_defaults(registry::POLICIES);
+    spec.policy_defaults(registry::infos());
     Ok(Prepared {
         setup: ClusterSetup {
             nodes,
@@ -473,12 +473,12 @@ impl Family for ClusterFamily {
 
     fn schedulers(&self) -> &'static [Named] {
         static NAMES: OnceLock<Vec<Named>> = OnceLock::new();
-        scheduler_names(&NAMES, registry::POLICIES)
+        scheduler_names(&NAMES, registry::infos())
     }
 
     fn parameters(&self) -> &'static [Named] {
         static NAMES: OnceLock<Vec<Named>> = OnceLock::new();
-        parameter_names(&NAMES, MODEL, registry::POLICIES)
+        parameter_names(&NAMES, MODEL, registry::infos())
     }
 
     fn metrics(&self) -> &'static [Named] {

@@ -50,6 +50,13 @@ pub trait FeedbackController: Send {
     fn on_completion(&mut self, slowdown: f64) -> ControlAction;
 }
 
+/// Whether CM and IO migrate only when eq. 4.6 expects a gain (§3's rule for all schemes).
+pub const ELIGIBILITY: crate::registry::Param = crate::registry::Param::flag(
+    "eligibility",
+    "1: migrate only if eq. 4.6 expects a gain (§3's rule for all schemes); 0: greedy",
+    "1",
+);
+
 /// Eq. 4.6: whether running `job` on `dest` instead of `home` is expected to pay, i.e.
 /// `r(home, u) > r(dest, u) + c_u`, with `r` the M/G/1 response time of eq. 4.5 (`u` counted on
 /// each node) and `c_u` the migration cost of eq. 4.7. §3 states the rule for every

@@ -13,6 +13,9 @@ use rand_chacha::ChaCha8Rng;
 
 use super::balancer::{argmin_random, worth_migrating, ClusterView, LoadBalancer};
 use super::load::JobLoad;
+use super::balancer::ELIGIBILITY;
+use super::registry::Built;
+use crate::registry::{Entry, Param, PolicyInfo};
 
 /// CPU-memory load sharing.
 #[derive(Clone, Debug)]
@@ -50,3 +53,23 @@ impl LoadBalancer for Cm {
         home
     }
 }
+
+/// The registry entry: `cm`, parameters `cpu_threshold` and `eligibility`.
+pub const ENTRY: Entry<Built> = Entry {
+    info: PolicyInfo {
+        name: "cm",
+        description: "CPU-memory (Zhang et al.): least memory load if home would page, else fewest jobs",
+        params: &[
+            Param::integer("cpu_threshold", "jobs on the home node from which CPU load is shared", "4", 1.0)
+                .at_most(1e6)
+                .in_unit("jobs"),
+            ELIGIBILITY,
+        ],
+    },
+    build: |v| {
+        Ok(Built::placement(Box::new(Cm {
+            cpu_threshold: v.integer("cpu_threshold")? as usize,
+            eligibility: v.flag("eligibility")?,
+        })))
+    },
+};

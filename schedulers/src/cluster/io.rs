@@ -8,6 +8,9 @@ use rand_chacha::ChaCha8Rng;
 
 use super::balancer::{argmin_random, worth_migrating, ClusterView, LoadBalancer};
 use super::load::JobLoad;
+use super::balancer::ELIGIBILITY;
+use super::registry::Built;
+use crate::registry::{Entry, PolicyInfo};
 
 /// Least explicit I/O load.
 #[derive(Clone, Debug, Default)]
@@ -29,3 +32,17 @@ impl LoadBalancer for IoPolicy {
         best
     }
 }
+
+/// The registry entry: `io`, parameter `eligibility`.
+pub const ENTRY: Entry<Built> = Entry {
+    info: PolicyInfo {
+        name: "io",
+        description: "least accumulated explicit I/O load (eq. 4.4)",
+        params: &[ELIGIBILITY],
+    },
+    build: |v| {
+        Ok(Built::placement(Box::new(IoPolicy {
+            eligibility: v.flag("eligibility")?,
+        })))
+    },
+};

@@ -4,6 +4,8 @@ use rand_chacha::ChaCha8Rng;
 
 use super::balancer::{ClusterView, LoadBalancer};
 use super::load::JobLoad;
+use super::registry::Built;
+use crate::registry::{Entry, PolicyInfo};
 
 /// Runs every job on its home node.
 #[derive(Clone, Debug, Default)]
@@ -14,3 +16,13 @@ impl LoadBalancer for Nlb {
         home
     }
 }
+
+/// The registry entry: `nlb`, no parameter.
+pub const ENTRY: Entry<Built> = Entry {
+    info: PolicyInfo {
+        name: "nlb",
+        description: "no load balancing: every job runs where it arrives",
+        params: &[],
+    },
+    build: |_| Ok(Built::placement(Box::new(Nlb))),
+};

@@ -16,6 +16,9 @@ use rand_chacha::ChaCha8Rng;
 
 use super::balancer::{argmin_random, worth_migrating, ClusterView, LoadBalancer};
 use super::load::JobLoad;
+use super::controller::SlowdownController;
+use super::registry::Built;
+use crate::registry::{Entry, Param, ParamError, PolicyInfo, Values};
 
 /// Weighted average load balancing.
 #[derive(Clone, Debug)]
@@ -50,4 +53,64 @@ impl LoadBalancer for Wal {
             home
         }
     }
+}
+
+/// WAL's overload threshold (§4.1).
+const THRESHOLD: Param = Param::real("threshold", "overload threshold on load / mean load (§4.1)", "1.25", 0.0).at_most(1e6);
+
+/// The initial I/O weight of eq. 4.1; its default is also the weight every other policy's view
+/// carries ([`Built::placement`]).
+pub const W_IO: Param =
+    Param::real("w_io", "initial I/O weight W_IO of eq. 4.1 (W_CPU = 1 − W_IO)", "0.5", 0.0).at_most(1.0);
+
+/// The registry entry of WAL: fixed `W_IO` and buffer.
+pub const WAL: Entry<Built> = Entry {
+    info: PolicyInfo {
+        name: "wal",
+        description: "weighted average load (eqs. 4.1-4.7), fixed W_IO and buffer",
+        params: &[THRESHOLD, W_IO],
+    },
+    build: |v| {
+        Ok(Box::new(Built {
+            balancer: wal(v)?,
+            controller: None,
+            w_io: v.real("w_io")?,
+        }))
+    },
+};
+
+/// The registry entry of WAL-FC: WAL with the feedback controller of eqs. 4.9-4.13.
+pub const WAL_FC: Entry<Built> = Entry {
+    info: PolicyInfo {
+        name: "wal-fc",
+        description: "WAL with the feedback controller of eqs. 4.9-4.13 moving W_IO and the buffer",
+        params: &[
+            THRESHOLD,
+            W_IO,
+            Param::real("gain_w", "G_w of eq. 4.9", "0.5", 0.0).at_most(1e6),
+            Param::real("gain_buffer_mb", "G_b of eq. 4.13, MB of buffer per unit of slowdown", "0.5", 0.0)
+                .at_most(1e9)
+                .in_unit("MB"),
+            Param::integer("history", "slowdowns averaged by the controller", "50", 1.0)
+                .at_most(1e6)
+                .in_unit("jobs"),
+        ],
+    },
+    build: |v| {
+        Ok(Box::new(Built {
+            balancer: wal(v)?,
+            controller: Some(Box::new(SlowdownController::new(
+                v.real("gain_w")?,
+                v.real("gain_buffer_mb")? * 1e6,
+                v.integer("history")? as usize,
+            ))),
+            w_io: v.real("w_io")?,
+        }))
+    },
+};
+
+fn wal(v: &Values<'_>) -> Result<Box<dyn LoadBalancer>, ParamError> {
+    Ok(Box::new(Wal {
+        threshold: v.real("threshold")?,
+    }))
 }
