@@ -286,7 +286,7 @@ fn prepare(spec: &ParamReader) -> Result<Prepared, String> {
             as u32,
     };
     spec.entry_defaults(info);
-    spec.policy_defaults(registry::POLICIES);
+    spec.policy_defaults(registry::infos());
     Ok(Prepared {
         platform,
         hosts,
@@ -415,12 +415,12 @@ impl Family for StealFamily {
 
     fn schedulers(&self) -> &'static [Named] {
         static NAMES: OnceLock<Vec<Named>> = OnceLock::new();
-        scheduler_names(&NAMES, registry::POLICIES)
+        scheduler_names(&NAMES, registry::infos())
     }
 
     fn parameters(&self) -> &'static [Named] {
         static NAMES: OnceLock<Vec<Named>> = OnceLock::new();
-        parameter_names_from(&NAMES, MODEL, &[programs::PROGRAMS, registry::POLICIES])
+        parameter_names_from(&NAMES, MODEL, &[programs::PROGRAMS, registry::infos()])
     }
 
     fn metrics(&self) -> &'static [Named] {

@@ -7,6 +7,8 @@ use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 
 use super::policy::{Answer, Fish, FishTarget, PeId, PeView, StealPolicy};
+use super::registry::Makers;
+use crate::registry::{Entry, PolicyInfo};
 
 /// Random fishing and random forwarding.
 #[derive(Clone, Debug, Default)]
@@ -42,3 +44,13 @@ impl StealPolicy for GridGum {
         }
     }
 }
+
+/// The registry entry: `grid-gum`, no parameter of its own.
+pub const ENTRY: Entry<Makers> = Entry {
+    info: PolicyInfo {
+        name: "grid-gum",
+        description: "Grid-GUM: FISH a random PE, forward at random (Fig 2); thread_limit = 1 is the paper's 'thread limit'",
+        params: &[],
+    },
+    build: |_| Ok(Makers::new(|_| Box::new(GridGum))),
+};

@@ -29,6 +29,8 @@ use rand_chacha::ChaCha8Rng;
 
 use super::grid_gum::random_other;
 use super::policy::{Answer, Fish, FishTarget, LoadEntry, PeId, PeView, StealPolicy};
+use super::registry::Makers;
+use crate::registry::{Entry, Param, PolicyInfo};
 
 /// Options of Grid-GUM2 (the registry's parameters).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -193,6 +195,48 @@ impl StealPolicy for GridGum2 {
             .collect()
     }
 }
+
+/// The registry entry: `grid-gum2` and its options.
+pub const ENTRY: Entry<Makers> = Entry {
+    info: PolicyInfo {
+        name: "grid-gum2",
+        description: "Grid-GUM2: FISH the PE with the highest load per speed, preferring low latency, from piggybacked tables (Fig 7)",
+        params: &[
+            Param::real(
+                "local_latency_factor",
+                "PEs within this factor of the lowest known latency are local",
+                "2",
+                1.0,
+            ),
+            Param::flag("prefer_local", "1: fish local PEs first (Communication table); 0: ignore latency", "1"),
+            Param::integer(
+                "super_schedule",
+                "most sparks in a Super-Schedule to a faster remote fisher (0: off, as the paper measured)",
+                "0",
+                0.0,
+            )
+            .at_most(1024.0)
+            .in_unit("sparks"),
+            Param::real(
+                "low_watermark",
+                "sparks below which the slowest PE fishes while busy, scaled up by speed (0: off, as measured)",
+                "0",
+                0.0,
+            )
+            .at_most(1e6)
+            .in_unit("sparks"),
+        ],
+    },
+    build: |v| {
+        let options = GridGum2Options {
+            local_latency_factor: v.real("local_latency_factor")?,
+            prefer_local: v.flag("prefer_local")?,
+            super_schedule: v.integer("super_schedule")? as usize,
+            low_watermark: v.real("low_watermark")?,
+        };
+        Ok(Makers::new(move |pes| Box::new(GridGum2::new(pes, options))))
+    },
+};
 
 #[cfg(test)]
 mod tests {

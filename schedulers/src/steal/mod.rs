@@ -16,14 +16,19 @@
 //! | Satin CRS | [`satin`] | van Nieuwpoort, Kielmann & Bal, PPoPP 2001 |
 
 pub mod config;
-pub mod grid_gum;
-pub mod grid_gum2;
 pub mod policy;
 pub mod program;
 pub mod programs;
 pub mod registry;
+
+// Every work-stealing policy, in `gridsim list` order: each module exports its registry entry.
+// Adding a policy is its file plus one line here.
+crate::policies!(registry::Makers;
+    grid_gum: [ENTRY],
+    grid_gum2: [ENTRY],
+    satin: [ENTRY],
+);
 pub mod runtime;
-pub mod satin;
 
 pub use config::StealConfig;
 pub use runtime::{run, ActivityInterval, MessageKind, PeStats, StealOutcome, StealRuntime};

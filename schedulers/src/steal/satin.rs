@@ -10,6 +10,8 @@ use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 
 use super::policy::{Answer, Fish, FishTarget, PeView, StealPolicy};
+use super::registry::Makers;
+use crate::registry::{Entry, PolicyInfo};
 
 /// Cluster-aware random stealing.
 #[derive(Clone, Debug, Default)]
@@ -53,3 +55,13 @@ impl StealPolicy for SatinCrs {
         false
     }
 }
+
+/// The registry entry: `satin-crs`, no parameter of its own.
+pub const ENTRY: Entry<Makers> = Entry {
+    info: PolicyInfo {
+        name: "satin-crs",
+        description: "Satin's cluster-aware random stealing (PPoPP 2001): synchronous local steals, one asynchronous wide-area steal",
+        params: &[],
+    },
+    build: |_| Ok(Makers::new(|_| Box::new(SatinCrs))),
+};
