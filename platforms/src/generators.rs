@@ -95,7 +95,7 @@ fn sample(rng: &mut ChaCha8Rng, (lo, hi): (f64, f64)) -> f64 {
 /// zone, so the route between any two hosts is a path with the fewest links, ties broken as
 /// SimGrid's Dijkstra routing does (SimGrid XML's `routing="Dijkstra"`). Routes come from
 /// distance arrays the zone caches per source or destination host, so the routes between one
-/// host and all others cost one or two searches over the grid, not one each.
+/// host and all others cost a few searches over the grid, not one each.
 pub fn random_grid(params: &RandomGridParams, seed: u64) -> Result<Platform, GeneratorError> {
     if params.hosts == 0 {
         return Err(GeneratorError::about("hosts", "hosts must be at least 1".into()));
