@@ -69,6 +69,29 @@ pub enum BenchCommand {
         #[arg(long, default_value_t = 5)]
         repeat: usize,
     },
+    /// Generated grids: `random_grid` (default parameters, seed 1) of each `--hosts` size under a
+    /// bag of tasks (work queue, master on the first host, `--tasks-per-host` tasks of 1 Gflop
+    /// and 1000 bytes for each host): the time to load the experiment (generate the grid and
+    /// validate the run, whose routes between the master and every worker are checked both
+    /// ways, as `gridsim validate` does), the time of one run, and the peak memory per host.
+    ///
+    /// Example: `gridsim bench grid --hosts 1000 --hosts 10000 --repeat 3`
+    Grid {
+        /// Grid sizes, in hosts (repeat the option for several; at least 20, the generator's
+        /// default size).
+        #[arg(long, default_values_t = [1000u64, 10_000], value_parser = clap::value_parser!(u64).range(20..=100_000))]
+        hosts: Vec<u64>,
+        /// Tasks for each host of the grid.
+        #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..=1000))]
+        tasks_per_host: u64,
+        /// Timed repetitions of the load and of the run; the median is reported.
+        #[arg(long, default_value_t = 3)]
+        repeat: usize,
+        /// Measure in this process, without the header (how each size is run in a process of
+        /// its own).
+        #[arg(long, hide = true)]
+        here: bool,
+    },
     /// Trace reading: jobs per second parsing an SWF log into a job stream, from gzip and from
     /// plain text held in memory (no disk time), for the log itself and for a synthetic log
     /// `--scale` times larger (the log's jobs repeated, each copy shifted past the previous
@@ -114,6 +137,12 @@ pub fn run(command: BenchCommand) -> Result<()> {
             long_profile_scenario(10, 2.7e7);
             Ok(())
         }
+        BenchCommand::Grid {
+            hosts,
+            tasks_per_host,
+            repeat,
+            here,
+        } => generated_grids(&hosts, tasks_per_host, repeat.max(1), here),
         BenchCommand::Trace { file, scale, repeat } => trace_reading(&file, scale, repeat.max(1)),
         BenchCommand::Cluster { experiment, repeat } => first_run_of_each_scheduler(
             "cluster model",
@@ -342,9 +371,145 @@ fn long_profile_scenario(execs: usize, horizon: f64) {
 
 /// The process's peak resident set size, kB (Linux `/proc/self/status` `VmHWM`).
 fn peak_rss() -> Option<u64> {
+    status_kb("VmHWM:")
+}
+
+/// A `kB` field of Linux's `/proc/self/status`.
+fn status_kb(field: &str) -> Option<u64> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let line = status.lines().find(|l| l.starts_with(field))?;
     line.split_whitespace().nth(1)?.parse().ok()
+}
+
+/// Resets the process's peak resident set size to its current size (Linux: `5` written to
+/// `/proc/self/clear_refs`), so that [`peak_rss`] measures from here; returns that size, kB,
+/// or `None` when the kernel refuses.
+fn reset_peak_rss() -> Option<u64> {
+    std::fs::write("/proc/self/clear_refs", "5").ok()?;
+    status_kb("VmRSS:")
+}
+
+/// `gridsim bench grid`: see [`BenchCommand::Grid`]. Each size is measured in a fresh process
+/// (this binary with `--here`): in one process, a size would reuse the heap a previous size
+/// freed, and its peak memory would read low.
+fn generated_grids(hosts: &[u64], tasks_per_host: u64, repeat: usize, here: bool) -> Result<()> {
+    if here {
+        for &n in hosts {
+            one_grid(n, tasks_per_host, repeat)?;
+        }
+        return Ok(());
+    }
+    println!(
+        "generated grid: random_grid (default parameters, seed 1), bag of tasks (wq, master on host-0, \
+         {tasks_per_host} tasks of 1 Gflop and 1000 bytes a host); median of {repeat}; each size in a \
+         process of its own, its memory the peak over the process's size after a 20-host warm-up"
+    );
+    let exe = std::env::current_exe().context("finding this binary to measure each size in a process of its own")?;
+    for &n in hosts {
+        let status = std::process::Command::new(&exe)
+            .args(["bench", "grid", "--here", "--hosts", &n.to_string()])
+            .args([
+                "--tasks-per-host",
+                &tasks_per_host.to_string(),
+                "--repeat",
+                &repeat.to_string(),
+            ])
+            .status()
+            .with_context(|| format!("running {}", exe.display()))?;
+        anyhow::ensure!(status.success(), "the {n}-host measurement failed ({status})");
+    }
+    Ok(())
+}
+
+/// The bag-of-tasks experiment [`generated_grids`] times on an `n`-host grid.
+fn grid_experiment(n: u64, tasks_per_host: u64) -> String {
+    format!(
+        "name = \"bench-grid\"\nfamily = \"bot\"\nseed = 1\n\n\
+         [platform]\ngenerator = \"random_grid\"\nparams = {{ hosts = {n} }}\n\n\
+         [params]\ntasks = {}\ntask_flops = 1e9\ntask_bytes = 1000\n\n\
+         [[schedulers]]\nname = \"wq\"\n",
+        n * tasks_per_host
+    )
+}
+
+/// Measures one size of [`generated_grids`] in this process and prints its line.
+fn one_grid(n: u64, tasks_per_host: u64, repeat: usize) -> Result<()> {
+    let families = gridsim::families::all();
+    let path = std::path::Path::new("bench-grid.toml");
+    // What any load and run allocates once (the families, the parser's tables, the allocator's
+    // first arenas) is not the grid's: a 20-host load and run first, untimed.
+    let warm = gridsim::experiment::load_str(path, &grid_experiment(20, tasks_per_host), false, &families)?;
+    for run in &warm.runs {
+        warm.family.run(&run.spec).map_err(anyhow::Error::msg)?;
+    }
+    drop(warm);
+    let text = grid_experiment(n, tasks_per_host);
+    let start_rss = reset_peak_rss();
+    let mut generate = Vec::new();
+    for _ in 0..repeat {
+        let start = Instant::now();
+        let grid = platforms::random_grid(
+            &platforms::RandomGridParams {
+                hosts: n as usize,
+                ..Default::default()
+            },
+            1,
+        )?;
+        generate.push(start.elapsed().as_secs_f64());
+        drop(grid);
+    }
+    let mut load = Vec::new();
+    let mut experiment = None;
+    for _ in 0..repeat {
+        // The previous load's grid is freed first: one `gridsim validate` holds one.
+        drop(experiment.take());
+        let start = Instant::now();
+        experiment = Some(gridsim::experiment::load_str(path, &text, false, &families)?);
+        load.push(start.elapsed().as_secs_f64());
+    }
+    let experiment = experiment.context("no load was timed")?;
+    let spec = &experiment.runs.first().context("the experiment has no run")?.spec;
+    let mut run = Vec::new();
+    let mut output = None;
+    for _ in 0..repeat {
+        // The run finds the routes the load checked from the distances the grid kept then, as
+        // a run of `gridsim run` does after its own load.
+        let start = Instant::now();
+        output = Some(experiment.family.run(spec).map_err(anyhow::Error::msg)?);
+        run.push(start.elapsed().as_secs_f64());
+    }
+    let output = output.unwrap_or_default();
+    let memory = match (start_rss, peak_rss()) {
+        (Some(start), Some(peak)) => {
+            let kb = peak.saturating_sub(start);
+            format!(
+                "peak memory {:.1} MB over the start = {:.2} KB a host (process peak {:.1} MB)",
+                kb as f64 / 1e3,
+                kb as f64 / n as f64,
+                peak as f64 / 1e3
+            )
+        }
+        (None, Some(peak)) => format!(
+            "process peak {:.1} MB (the kernel refused to reset the peak: no figure per host)",
+            peak as f64 / 1e3
+        ),
+        _ => "memory unknown".to_string(),
+    };
+    let (generate, load, run) = (median(generate), median(load), median(run));
+    println!(
+        "  {n:>6} hosts: load {load:.4} s (of which generating the grid {generate:.4} s), run {run:.4} s \
+         ({} events, {:.2} M events/s, makespan {} s), {memory}",
+        output.events,
+        output.events as f64 / run / 1e6,
+        output.metrics.get("makespan_s").copied().unwrap_or(f64::NAN)
+    );
+    Ok(())
+}
+
+/// The median of some timings.
+fn median(mut times: Vec<f64>) -> f64 {
+    times.sort_by(f64::total_cmp);
+    times[times.len() / 2]
 }
 
 /// `gridsim bench trace`: see [`BenchCommand::Trace`].

@@ -123,7 +123,7 @@ enum Command {
         #[arg(long)]
         no_plots: bool,
     },
-    /// Measure speed: the engine, trace reading, the cluster model.
+    /// Measure speed: the engine, trace reading, the cluster model, generated grids.
     ///
     /// Example: `gridsim bench engine --pending 10000 --events 20000000`
     Bench {

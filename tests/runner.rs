@@ -1088,6 +1088,36 @@ fn bench_engine_hold_only_prints_the_hold_model_and_nothing_else() {
     assert_eq!(out.lines().count(), 4, "{out}");
 }
 
+/// `bench grid` measures each size in a process of its own (this binary again, with `--here`):
+/// a header, then one line per size in the order given, each with its load, run and memory.
+#[test]
+fn bench_grid_prints_one_line_per_size_from_its_own_process() {
+    let cwd = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let args = [
+        "bench",
+        "grid",
+        "--hosts",
+        "60",
+        "--hosts",
+        "30",
+        "--tasks-per-host",
+        "2",
+        "--repeat",
+        "1",
+    ];
+    let (ok, out, err) = gridsim(&args, cwd);
+    assert!(ok, "{err}");
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 3, "{out}");
+    assert!(lines[0].starts_with("generated grid: random_grid"), "{out}");
+    for (line, hosts) in [(lines[1], 60), (lines[2], 30)] {
+        assert!(line.trim_start().starts_with(&format!("{hosts} hosts: load ")), "{out}");
+        for part in [" s), run ", " events, ", "makespan ", "process peak "] {
+            assert!(line.contains(part), "no {part:?} in:\n{out}");
+        }
+    }
+}
+
 #[test]
 fn cli_rejects_bad_files_with_location_and_nonzero_exit() {
     let dir = tempfile::tempdir().unwrap();

@@ -91,11 +91,11 @@ fn sample(rng: &mut ChaCha8Rng, (lo, hi): (f64, f64)) -> f64 {
 /// Hosts `host-0..` get speeds drawn uniformly from `speed_flops`. Host `i > 0` is linked to a
 /// uniformly drawn earlier host (a random tree, so the grid is connected), then `extra_links`
 /// more links join random pairs not yet linked. Each link `link-k` (SHARED) draws its bandwidth
-/// and latency uniformly. Each link is a symmetrical route between its two hosts in a Floyd
+/// and latency uniformly. Each link is a symmetrical route between its two hosts in a Dijkstra
 /// zone, so the route between any two hosts is a path with the fewest links, ties broken as
-/// SimGrid's Floyd routing does (the same platform written as SimGrid XML with
-/// `routing="Floyd"` routes identically). The all-pairs table is computed once, on the first
-/// route query (O(hosts^3): instant for 100 hosts, seconds for 1000).
+/// SimGrid's Dijkstra routing does (SimGrid XML's `routing="Dijkstra"`). Routes come from
+/// distance arrays the zone caches per source or destination host, so the routes between one
+/// host and all others cost a few searches over the grid, not one each.
 pub fn random_grid(params: &RandomGridParams, seed: u64) -> Result<Platform, GeneratorError> {
     if params.hosts == 0 {
         return Err(GeneratorError::about("hosts", "hosts must be at least 1".into()));

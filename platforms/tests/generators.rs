@@ -121,3 +121,49 @@ fn thousand_host_cluster_routes_on_demand() {
     assert!(homogeneous_cluster(0, 1e9, 1.0, 0.0, 1.0, 0.0).is_err());
     assert!(homogeneous_cluster(2, -1.0, 1.0, 0.0, 1.0, 0.0).is_err());
 }
+
+/// FNV-1a over every route of a platform, in (source, destination) order: each route's length
+/// and link indices.
+fn all_routes_digest(p: &Platform) -> u64 {
+    let mut hash = 0xcbf2_9ce4_8422_2325u64;
+    let mut eat = |x: u32| {
+        for byte in x.to_le_bytes() {
+            hash = (hash ^ byte as u64).wrapping_mul(0x0100_0000_01b3);
+        }
+    };
+    let n = p.hosts.len() as u32;
+    for s in 0..n {
+        for d in 0..n {
+            let links = p.route(HostId(s), HostId(d)).unwrap().links;
+            eat(links.len() as u32);
+            for l in links {
+                eat(l.0);
+            }
+        }
+    }
+    hash
+}
+
+/// The routes of generated grids are pinned: the digest of every route (same links in the same
+/// order) of two grids with many equally short paths, as SimGrid's Dijkstra routing picks them
+/// (`sim_core`'s routing tests hold the route computation to that definition on random
+/// graphs). A change of the generator or of the routing that moves any route fails here.
+#[test]
+fn random_grid_routes_are_pinned() {
+    for (hosts, extra_links, seed, digest) in [
+        (120, 100, 7, 0x8f99_736e_3b25_87c1),
+        (300, 20, 11, 0x25a2_fdf9_5b7f_ce5a),
+    ] {
+        let params = RandomGridParams {
+            hosts,
+            extra_links,
+            ..RandomGridParams::default()
+        };
+        let grid = random_grid(&params, seed).unwrap();
+        assert_eq!(
+            all_routes_digest(&grid),
+            digest,
+            "{hosts} hosts, {extra_links} extra links, seed {seed}"
+        );
+    }
+}

@@ -13,6 +13,7 @@
 //! added with [`Platform::add_host`] live in the root zone; [`Platform::add_host_in`] places a
 //! host in another zone.
 
+mod dijkstra;
 mod routing;
 
 use std::collections::BTreeMap;

@@ -13,13 +13,16 @@
 //!   points in declaration order with a strict `<`, so among equally cheap paths the one found
 //!   first in that loop order wins; this module runs the same loop (once per zone, lazily, on the
 //!   first query) and therefore returns the same paths.
-//! - **Dijkstra** (and SimGrid's `DijkstraCache`, which only caches): same graph and costs, one
-//!   Dijkstra search per query with SimGrid's exact tie-breaking (graph nodes numbered in order of
-//!   first appearance in a declared route, out-edges in declaration order, a lazy priority queue
-//!   ordered by `(cost, node)`, strict `<`). SimGrid 3.32 builds the result by inserting every
-//!   link at the front of the list, which **reverses the links inside each declared route** of the
-//!   path (e.g. a declared route `C -> D: l12 l13` comes back from Dijkstra as `l13 l12`); this
-//!   module reproduces that order. The set of links and their latency sum are unaffected.
+//! - **Dijkstra** (and SimGrid's `DijkstraCache`, which only caches): same graph and costs, the
+//!   path SimGrid's Dijkstra search from the source picks, with its exact tie-breaking (graph
+//!   nodes numbered in order of first appearance in a declared route, out-edges in declaration
+//!   order, a lazy priority queue ordered by `(cost, node)`, strict `<`). The `dijkstra` module
+//!   finds that path from distance arrays cached per source or destination, so that the routes
+//!   of a many-host zone do not each cost a search over the zone. SimGrid 3.32 builds the result
+//!   by inserting every link at the front of the list, which **reverses the links inside each
+//!   declared route** of the path (e.g. a declared route `C -> D: l12 l13` comes back from
+//!   Dijkstra as `l13 l12`); this module reproduces that order. The set of links and their
+//!   latency sum are unaffected.
 //! - **Star** (SimGrid's `<cluster>` and `routing="Cluster"` zones): each member has a list of
 //!   "up" links (leaving it), a list of "down" links (entering it) and an optional loopback link;
 //!   the zone may have a backbone. The route from `a` to `b` is `up(a) ++ [backbone] ++ down(b)`
@@ -47,12 +50,12 @@
 //! link) [`Routing::route`] returns an empty route; the network model then uses its loopback, as
 //! SimGrid uses its `__loopback__` link.
 
-use std::cmp::{Ordering, Reverse};
-use std::collections::{BinaryHeap, VecDeque};
+use std::collections::VecDeque;
 use std::sync::{Arc, OnceLock};
 
 use rustc_hash::FxHashMap;
 
+use super::dijkstra::{DijkstraGraph, LOOPBACK, NONE};
 use super::{HostId, LinkId};
 
 /// The ordered links a message crosses from its source to its destination.
@@ -101,7 +104,8 @@ pub enum ZoneRouting {
     Full,
     /// Cheapest paths (in number of links) over declared routes, Floyd–Warshall.
     Floyd,
-    /// Cheapest paths (in number of links) over declared routes, Dijkstra per query.
+    /// Cheapest paths (in number of links) over declared routes, the path SimGrid's Dijkstra
+    /// search from the source picks.
     Dijkstra,
     /// Cluster: per-member up/down links, optional backbone and loopbacks.
     Star,
@@ -180,24 +184,12 @@ struct StarLinks {
     loopback: Option<LinkId>,
 }
 
-const NONE: u32 = u32::MAX;
-/// Marker for SimGrid's implicit loopback edge (a route without links here).
-const LOOPBACK: u32 = u32::MAX - 1;
-
 /// Floyd–Warshall result of one zone: `pred[a*n+b]` and the edge used for the last hop.
 #[derive(Debug)]
 struct FloydTables {
     n: usize,
     pred: Vec<u32>,
     edge: Vec<u32>,
-}
-
-/// SimGrid's Dijkstra graph of one zone.
-#[derive(Debug)]
-struct DijkstraGraph {
-    node_of_vertex: Vec<u32>,
-    /// Out-edges per node: (target node, edge index or LOOPBACK), in insertion order.
-    out: Vec<Vec<(u32, u32)>>,
 }
 
 #[derive(Clone, Debug)]
@@ -288,21 +280,6 @@ impl Default for Routing {
             hosts: Vec::new(),
             routers: Vec::new(),
         }
-    }
-}
-
-/// Total order on costs for the priority queue (costs are never NaN).
-#[derive(Clone, Copy, Debug, PartialEq)]
-struct Cost(f64);
-impl Eq for Cost {}
-impl PartialOrd for Cost {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
-impl Ord for Cost {
-    fn cmp(&self, other: &Self) -> Ordering {
-        self.0.total_cmp(&other.0)
     }
 }
 
@@ -779,62 +756,40 @@ impl Routing {
         depth: u32,
     ) -> Res<Option<(NetPoint, NetPoint)>> {
         let g = z.graph.get_or_init(|| Arc::new(dijkstra_graph(z)));
-        let node = |v: u32| {
-            g.node_of_vertex
-                .get(v as usize)
-                .copied()
-                .filter(|&n| n != NONE)
-                .ok_or(())
-        };
-        let (sn, dn) = (node(s)?, node(d)?);
-        let edge_to = |from: u32, to: u32| g.out[from as usize].iter().find(|&&(t, _)| t == to).map(|&(_, e)| e);
+        let (sn, dn) = (g.node(s).ok_or(())?, g.node(d).ok_or(())?);
         if sn == dn {
-            let e = edge_to(sn, sn).ok_or(())?;
+            let e = g.edge_to(sn, sn).ok_or(())?;
             if e != LOOPBACK {
                 // SimGrid inserts each link at the front: the declared order comes out reversed.
                 links.extend(z.edges[e as usize].links.iter().rev());
             }
             return Ok(None);
         }
-        let count = g.out.len();
-        let mut cost = vec![f64::MAX; count];
-        let mut pred = vec![0u32; count];
-        cost[sn as usize] = 0.0;
-        let mut queue = BinaryHeap::with_capacity(count);
-        for (i, &c) in cost.iter().enumerate() {
-            queue.push(Reverse((Cost(c), i as u32)));
-        }
-        while let Some(Reverse((_, v))) = queue.pop() {
-            let cv = cost[v as usize];
-            for &(u, e) in &g.out[v as usize] {
-                let cost_vu = if e == LOOPBACK {
-                    1.0
-                } else {
-                    z.edges[e as usize].links.len() as f64
-                };
-                if cost_vu + cv < cost[u as usize] {
-                    pred[u as usize] = v;
-                    cost[u as usize] = cost_vu + cv;
-                    queue.push(Reverse((Cost(cost[u as usize]), u)));
-                }
-            }
-        }
-        if cost[dn as usize] == f64::MAX {
+        let mut hops = Vec::with_capacity(ROUTE_CAPACITY);
+        if !g.hops(sn, dn, &mut hops) {
             return Err(());
         }
+        self.assemble_dijkstra_route(z, dn, &hops, links, depth)
+    }
+
+    /// The links of a Dijkstra zone's route from its hops (from the destination node `dn` back
+    /// to the source, each hop's predecessor and edge), as SimGrid builds them: every link
+    /// inserted at the front, and in a zone of zones the route between consecutive gateways in
+    /// between.
+    fn assemble_dijkstra_route(
+        &self,
+        z: &Zone,
+        dn: u32,
+        hops: &[(u32, u32)],
+        links: &mut Vec<LinkId>,
+        depth: u32,
+    ) -> Res<Option<(NetPoint, NetPoint)>> {
         let recursive = z.has_child_zones;
         let mut out: VecDeque<LinkId> = VecDeque::new();
         let mut v = dn;
         let mut gw_src: Option<NetPoint> = None;
         let mut first_gw: Option<NetPoint> = None;
-        let mut hops = 0usize;
-        while v != sn {
-            hops += 1;
-            if hops > count {
-                return Err(());
-            }
-            let p = pred[v as usize];
-            let e = edge_to(p, v).ok_or(())?;
+        for &(p, e) in hops {
             let edge = if e == LOOPBACK {
                 None
             } else {
@@ -913,32 +868,10 @@ fn floyd_tables(z: &Zone) -> FloydTables {
     FloydTables { n, pred, edge }
 }
 
-/// SimGrid's DijkstraZone graph: nodes in order of first appearance in a declared route,
-/// out-edges in declaration order, then a loopback self-edge per node lacking one (base mode).
+/// SimGrid's DijkstraZone graph of a zone (see [`DijkstraGraph::new`]).
 fn dijkstra_graph(z: &Zone) -> DijkstraGraph {
-    let mut node_of_vertex = vec![NONE; z.vertices.len()];
-    let mut out: Vec<Vec<(u32, u32)>> = Vec::new();
-    let mut node = |v: u32, out: &mut Vec<Vec<(u32, u32)>>| -> u32 {
-        let slot = &mut node_of_vertex[v as usize];
-        if *slot == NONE {
-            *slot = out.len() as u32;
-            out.push(Vec::new());
-        }
-        *slot
-    };
-    for (i, e) in z.edges.iter().enumerate() {
-        let a = node(e.src, &mut out);
-        let b = node(e.dst, &mut out);
-        out[a as usize].push((b, i as u32));
-    }
-    if z.is_base() {
-        for (i, edges) in out.iter_mut().enumerate() {
-            if !edges.iter().any(|&(t, _)| t == i as u32) {
-                edges.push((i as u32, LOOPBACK));
-            }
-        }
-    }
-    DijkstraGraph { node_of_vertex, out }
+    let edges = z.edges.iter().map(|e| (e.src, e.dst, e.links.len()));
+    DijkstraGraph::new(z.vertices.len(), edges, z.is_base())
 }
 
 #[cfg(test)]
