@@ -56,7 +56,7 @@ for file in "${experiments[@]}"; do
         fixed | head -c "$MAX_BYTES" >"$CORPUS/experiment_toml/$name"
     fi
     fixed | sed -E 's/^jobs *= *[0-9]+/jobs = 200/; s/^replications *= *[0-9]+/replications = 1/;
-        s#^trace *= *".*"#trace = "../traces/tests/data/swf-oddities.swf"#' |
+        /^\[workload\]/,/^\[/ s#^trace *= *".*"#trace = "../traces/tests/data/swf-oddities.swf"#' |
         head -c "$MAX_BYTES" >"$CORPUS/experiment_toml/reduced_$name"
 done
 

@@ -89,19 +89,24 @@ fn seeds(target: &str) -> Vec<Vec<u8>> {
 /// An experiment file made cheap to load, as `scripts/fuzz_corpus.sh` does: the target reads it
 /// as `experiments/fuzz.toml` (fixtures' paths are rewritten to reach the same files from
 /// there), and 200 jobs, 1 replication and a small SWF trace replace the bundled experiments'
-/// 185k-job trace (`gridsim validate experiments/wal.toml` takes ~18 s in release).
+/// 185k-job `[workload]` trace (`gridsim validate experiments/wal.toml` takes ~18 s in release).
 fn reduce_experiment(text: &str) -> String {
     let text = text.replace("\"../../../", "\"../").replace(
         "\"../platforms/cluster.xml\"",
         "\"../tests/data/platforms/cluster.xml\"",
     );
     let mut out = String::new();
+    // Only the job trace is replaced: an availability trace must stay what it is.
+    let mut section = "";
     for line in text.lines() {
+        if line.starts_with('[') {
+            section = line.trim();
+        }
         let key = line.split('=').next().unwrap_or("").trim();
         match key {
             "jobs" if line.contains(char::is_numeric) => out.push_str("jobs = 200"),
             "replications" => out.push_str("replications = 1"),
-            "trace" => out.push_str("trace = \"../traces/tests/data/swf-oddities.swf\""),
+            "trace" if section == "[workload]" => out.push_str("trace = \"../traces/tests/data/swf-oddities.swf\""),
             _ => out.push_str(line),
         }
         out.push('\n');
