@@ -5,7 +5,10 @@
 //! - The source is a per-run table with one row per interval: `x` is where the interval
 //!   starts, `x_end` where it ends, `y` names its strip (a host, a PE index).
 //! - One strip per value of `y`, the first at the top: by increasing value when every value is
-//!   a number (so PE 2 comes before PE 10), else in order of first appearance.
+//!   a number (so PE 2 comes before PE 10), else in order of first appearance in the whole
+//!   table (not only the figure's rows). Every panel lists the same strips in the same order,
+//!   those of all its panels, so that panels compare row by row; a strip with no interval in
+//!   one run is empty in that panel.
 //! - One run per panel: `where` must fix every column that identifies runs (replications
 //!   included) except `panels`, whose values get one timeline each, stacked vertically and
 //!   sharing the time axis: from the earliest start to the latest end over the whole figure,
@@ -31,7 +34,7 @@
 //!    therefore holds at most one rectangle per pixel column whatever the number of rows, and
 //!    a strip busy with many sub-pixel intervals still shows as busy.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use anyhow::{anyhow, bail, Result};
@@ -79,7 +82,7 @@ pub struct Interval {
 pub struct TimelinePanel {
     /// Caption (`column = value`), `None` without panels.
     pub title: Option<String>,
-    /// Strip names (values of `y`), top first.
+    /// Strip names (values of `y`), top first: the same in every panel of a figure.
     pub strips: Vec<String>,
     /// Each strip's intervals by increasing start, merged (see the module documentation).
     pub intervals: Vec<Vec<Interval>>,
@@ -251,17 +254,28 @@ pub fn prepare(figure: &FigureSpec, table: &CsvTable, columns: RunColumns<'_>, s
         span.1 = span.0 + 1.0;
     }
 
+    // Every panel lists the same strips in the same order, so that panels compare row by row
+    // (the same host on the same row): the strips any panel draws, in order of first appearance
+    // over the whole table rather than in each run (runs hand their first chunks to different
+    // hosts), which also gives two figures of one table the same order.
+    let drawn: BTreeSet<&str> = raw_panels
+        .iter()
+        .flat_map(|(_, raw)| raw.iter().map(|r| r.strip.as_str()))
+        .collect();
+    let mut seen: BTreeSet<&str> = BTreeSet::new();
+    let names: Vec<&str> = table
+        .rows
+        .iter()
+        .map(|r| r[strip].as_str())
+        .filter(|s| drawn.contains(s) && seen.insert(s))
+        .collect();
+    let strips = order_strips(names);
+    let strip_index: BTreeMap<&str, usize> = strips.iter().enumerate().map(|(i, s)| (s.as_str(), i)).collect();
+
     let ramp = Ramp { max: max_value };
     let panels = raw_panels
         .into_iter()
         .map(|(key, raw)| {
-            let mut names: Vec<&str> = Vec::new();
-            for r in &raw {
-                if !names.contains(&r.strip.as_str()) {
-                    names.push(&r.strip);
-                }
-            }
-            let strips = order_strips(names);
             let mut intervals: Vec<Vec<Interval>> = vec![Vec::new(); strips.len()];
             for r in &raw {
                 let gray = match r.value {
@@ -271,7 +285,7 @@ pub fn prepare(figure: &FigureSpec, table: &CsvTable, columns: RunColumns<'_>, s
                         None => continue,
                     },
                 };
-                if let Some(s) = strips.iter().position(|n| *n == r.strip) {
+                if let Some(&s) = strip_index.get(r.strip.as_str()) {
                     intervals[s].push(Interval {
                         start: r.start,
                         end: r.end,
@@ -284,7 +298,7 @@ pub fn prepare(figure: &FigureSpec, table: &CsvTable, columns: RunColumns<'_>, s
             }
             TimelinePanel {
                 title: figure.panels.as_ref().map(|c| panel_title(figure, c.get_ref(), &key)),
-                strips,
+                strips: strips.clone(),
                 intervals,
             }
         })
@@ -744,6 +758,34 @@ mod tests {
         let data = prepare(&figure(""), &t, keys(), "steps.csv").unwrap();
         assert_eq!(data.panels[0].strips, ["1", "2", "10"]);
         assert_eq!(order_strips(vec!["b", "a", "10", "2"]), ["b", "a", "10", "2"]);
+    }
+
+    #[test]
+    fn every_panel_lists_the_same_strips_in_the_same_order() {
+        // Issue 38.10.1: each run listed its hosts in the order it first used them, so row k
+        // of one panel was not the host of row k of the next.
+        let t = table(&[
+            (0, "RS", 0, "hostB", 0.0, 1.0, 1.0),
+            (0, "RS", 0, "hostA", 0.0, 1.0, 1.0),
+            (1, "CRS", 0, "hostA", 0.0, 1.0, 1.0),
+            (1, "CRS", 0, "hostC", 0.0, 1.0, 1.0),
+            (1, "CRS", 0, "hostB", 1.0, 2.0, 1.0),
+            // A host of another replication, which the figure does not draw.
+            (2, "CRS", 1, "hostD", 0.0, 1.0, 1.0),
+        ]);
+        let data = prepare(
+            &figure("panels = 'scheduler'\nwhere = { replication = 0 }"),
+            &t,
+            keys(),
+            "steps.csv",
+        )
+        .unwrap();
+        for panel in &data.panels {
+            assert_eq!(panel.strips, ["hostB", "hostA", "hostC"], "{:?}", panel.title);
+        }
+        // RS never used hostC: its row is there, empty; CRS used hostB last, on row 0.
+        assert!(data.panels[0].intervals[2].is_empty());
+        assert_eq!(data.panels[1].intervals[0][0].start, 1.0);
     }
 
     #[test]
