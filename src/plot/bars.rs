@@ -7,9 +7,9 @@
 //!   not plot a function of x. When every group is a number, the groups are named as a lines
 //!   figure's x axis would write them, in one format ("1e8", "5e8"; [`category_names`]).
 //! - One bar per value of `series` (default `scheduler`) inside each group, always at the same
-//!   place and in the same colour (the lines' Okabe-Ito palette, by order of first appearance
-//!   over the whole figure), so a series missing from a group leaves a gap rather than moving
-//!   its neighbours.
+//!   place and in the same colour (the lines' Okabe-Ito palette, by the series' rank among
+//!   every series of the whole table, as lines), so a series missing from a group leaves a gap
+//!   rather than moving its neighbours, and one with no bar at all recolours no other.
 //! - The bar's height is the mean of `y` over the group's rows (the replications), computed by
 //!   the same code as lines ([`super::prepare`]), and its whisker the same 95% Student-t
 //!   interval; `error_bars = false` hides the whiskers but the CSV keeps the interval.
@@ -88,6 +88,9 @@ pub struct BarsData {
     pub categories: Vec<String>,
     /// The series, in order of first appearance over all panels.
     pub series_names: Vec<String>,
+    /// Each series' colour, as [`super::FigureData::styles`]: its rank among the series of
+    /// the whole table, so that it does not change when another series has no bar.
+    pub styles: Vec<usize>,
     /// Sub-plots.
     pub panels: Vec<BarPanel>,
     /// The baseline series' index, when the figure has a baseline present in the data.
@@ -124,6 +127,7 @@ pub fn prepare(
     let note = super::join_notes(thin, data.omitted_note());
     let categories = data.categories.unwrap_or_default();
     let series_names = data.series_names;
+    let styles = data.styles;
     let baseline = match &figure.baseline {
         None => None,
         Some(b) => match series_names.iter().position(|s| s == b.get_ref()) {
@@ -184,6 +188,7 @@ pub fn prepare(
     Ok(BarsData {
         categories,
         series_names,
+        styles,
         panels,
         baseline,
         note,
@@ -273,7 +278,7 @@ fn draw<DB: DrawingBackend>(
 ) -> Result<(), String> {
     let err = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
     let (plots, legend) = frame(root, figure, 28 * legend_rows as u32 + 8).map_err(err)?;
-    draw_legend(&legend, &legend_names(figure, data)).map_err(err)?;
+    draw_legend(&legend, &legend_names(figure, data), &data.styles).map_err(err)?;
     if let Some(note) = &data.note {
         draw_note(&legend, note, legend_rows - 1).map_err(err)?;
     }
@@ -456,7 +461,7 @@ where
     let left = |b: &Bar| b.category as f64 - GROUP_WIDTH / 2.0 + b.series as f64 * bar_width;
     chart
         .draw_series(panel.bars.iter().map(|b| {
-            let color = style_of(b.series).color;
+            let color = style_of(data.styles[b.series]).color;
             Rectangle::new([(left(b), floor), (left(b) + bar_width, b.mean)], color.filled())
         }))
         .map_err(err)?;
@@ -503,13 +508,15 @@ where
     Ok(())
 }
 
-/// The series legend: a filled square in the series' colour, then its name.
+/// The series legend: a filled square in the series' colour (`styles` as
+/// [`BarsData::styles`]), then its name.
 fn draw_legend<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     names: &[String],
+    styles: &[usize],
 ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
     draw_legend_entries(area, names, 24, |area, x, y, i| {
-        let color = style_of(i).color;
+        let color = style_of(styles[i]).color;
         area.draw(&Rectangle::new([(x, y - 7), (x + 16, y + 7)], color.filled()))?;
         area.draw(&Rectangle::new(
             [(x, y - 7), (x + 16, y + 7)],

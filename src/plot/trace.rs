@@ -179,6 +179,7 @@ fn one_series(name: &str, points: Vec<Point>) -> FigureData {
         }],
         categories: None,
         series_names: vec![name.to_string()],
+        styles: vec![0],
         replicated: false,
         min_replications: 1,
         omitted: 0,
