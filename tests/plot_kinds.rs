@@ -159,6 +159,7 @@ where = { program = "fib", replication = 0 }
         source: None,
         workload: None,
         param_columns: Vec::new(),
+        platforms: Vec::new(),
     }
     .write(dir)
     .unwrap();
@@ -481,4 +482,101 @@ fn a_swept_scheduler_parameter_shares_a_figure_with_other_schedulers() {
         assert!(texts.iter().any(|t| t.starts_with(text)), "m.svg lacks '{text}'");
     }
     assert!(!texts.contains(&"nodes = 8"));
+}
+
+#[test]
+fn platforms_are_shown_by_short_labels_and_runs_csv_gives_their_host_counts() {
+    // Issue 38.10.6: a generated platform was shown by its whole generator string, wider than
+    // an axis and a legend.
+    let text = r#"
+name = "sizes"
+family = "bot"
+[platform]
+generator = "homogeneous_cluster"
+params = { hosts = [4, 8], speed_flops = 1e9, bandwidth_bytes_per_s = 1.25e8, latency_s = 5e-5, backbone_bandwidth_bytes_per_s = 1.25e9, backbone_latency_s = 5e-4 }
+[params]
+tasks = [40, 80]
+task_flops = 1e9
+[[schedulers]]
+name = "wq"
+[[schedulers]]
+name = "gss"
+
+[[figures]]
+name = "by-platform"
+kind = "bars"
+x = "platform"
+y = "makespan_s"
+where = { tasks = 40 }
+
+[[figures]]
+name = "by-panel"
+x = "tasks"
+y = "makespan_s"
+panels = "platform"
+
+[[figures]]
+name = "by-hosts"
+x = "hosts"
+y = "makespan_s"
+where = { tasks = 40 }
+"#;
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("sizes.toml"), text).unwrap();
+    let (ok, _, err) = gridsim(&["run", "sizes.toml", "--out", "o"], dir.path());
+    assert!(ok, "{err}");
+    // runs.csv keeps the platform's name (a key) and gives its host count right after it.
+    let runs = CsvTable::read(&dir.path().join("o/results/sizes/runs.csv")).unwrap();
+    assert_eq!(&runs.header[..5], ["run", "platform", "hosts", "tasks", "scheduler"]);
+    let cells: Vec<(&str, &str)> = runs.rows.iter().map(|r| (r[1].as_str(), r[2].as_str())).collect();
+    let name = |hosts: u32| {
+        format!(
+            "homogeneous_cluster(backbone_bandwidth_bytes_per_s=1250000000, backbone_latency_s=0.0005, \
+             bandwidth_bytes_per_s=125000000, hosts={hosts}, latency_s=0.00005, speed_flops=1000000000)"
+        )
+    };
+    let (four, eight) = (name(4), name(8));
+    let mut expected = vec![(four.as_str(), "4"); 4];
+    expected.extend([(eight.as_str(), "8"); 4]);
+    assert_eq!(cells, expected);
+    // Figures show the generator, the host count and what varies; the bars CSV keeps the name.
+    let plots = dir.path().join("o/plots/sizes");
+    let bars = fs::read_to_string(plots.join("by-platform.svg")).unwrap();
+    let panels = fs::read_to_string(plots.join("by-panel.svg")).unwrap();
+    for svg in [&bars, &panels] {
+        assert!(!svg.contains("speed_flops"), "a figure shows the generator string");
+    }
+    let texts: Vec<&str> = bars.lines().map(str::trim).collect();
+    assert!(texts.contains(&"homogeneous_cluster (4 hosts)"), "no short group name");
+    assert!(panels.contains("platform = homogeneous_cluster (8 hosts)"), "no short panel title");
+    let csv = CsvTable::read(&plots.join("by-platform.csv")).unwrap();
+    assert_eq!(csv.rows[0][1], four);
+    // The host count tells the platforms apart, so it can be x without fixing the platform.
+    let lines = fs::read_to_string(plots.join("by-hosts.svg")).unwrap();
+    let texts: Vec<&str> = lines.lines().map(str::trim).collect();
+    assert!(texts.contains(&"4") && texts.contains(&"8"), "no tick at each host count");
+
+    // Platform files are shown by their stems.
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("platforms/data");
+    let files = text
+        .replace("generator = \"homogeneous_cluster\"\n", "")
+        .replace(
+            "params = { hosts = [4, 8], speed_flops = 1e9, bandwidth_bytes_per_s = 1.25e8, latency_s = 5e-5, backbone_bandwidth_bytes_per_s = 1.25e9, backbone_latency_s = 5e-4 }",
+            &format!(
+                "file = [\"{}\", \"{}\"]",
+                data.join("grid90.xml").display(),
+                data.join("small4.toml").display()
+            ),
+        )
+        .replace("name = \"sizes\"", "name = \"files\"");
+    fs::write(dir.path().join("files.toml"), files).unwrap();
+    let (ok, _, err) = gridsim(&["run", "files.toml", "--out", "o"], dir.path());
+    assert!(ok, "{err}");
+    let runs = CsvTable::read(&dir.path().join("o/results/files/runs.csv")).unwrap();
+    let hosts: Vec<&str> = runs.rows.iter().map(|r| r[2].as_str()).collect();
+    assert_eq!(hosts, ["90", "90", "90", "90", "4", "4", "4", "4"]);
+    let bars = fs::read_to_string(dir.path().join("o/plots/files/by-platform.svg")).unwrap();
+    let texts: Vec<&str> = bars.lines().map(str::trim).collect();
+    assert!(texts.contains(&"grid90") && texts.contains(&"small4"), "no file stems");
+    assert!(!bars.contains("platforms/data"), "a figure shows a platform's path");
 }

@@ -12,16 +12,19 @@ use super::spec::{FigureKind, FigureSpec};
 use super::{filter_values, is_safe_name, Run, RunColumns};
 use crate::family::Family;
 
-/// The columns of the CSV a figure draws from: runs.csv (run id, key columns, metrics, events)
+/// The columns of the CSV a figure draws from: runs.csv (run id, key columns with `hosts` after
+/// `platform`, metrics, events)
 /// or a per-run table's CSV (run id, key columns but the seed, the table's columns). `None`
 /// for a source that is not a declared table (reported elsewhere).
 fn source_columns<'a>(family: &'a dyn Family, source: &str, key_columns: &'a [String]) -> Option<Vec<&'a str>> {
     let keys = key_columns.iter().map(String::as_str);
     if source == "runs" {
         let metrics = family.metrics().iter().map(|m| m.name);
+        // A sweep over platforms has each run's host count right after its platform.
+        let hosts = key_columns.iter().any(|k| k == "platform").then_some("hosts");
         return Some(
             std::iter::once("run")
-                .chain(keys)
+                .chain(keys.flat_map(|k| std::iter::once(k).chain(hosts.filter(|_| k == "platform"))))
                 .chain(metrics)
                 .chain(["events"])
                 .collect(),
@@ -90,6 +93,14 @@ pub(super) fn check_figures(
             distinct.entry(c.as_str()).or_default().insert(v.as_str());
         }
     }
+    // Whether the host count tells the sweep's platforms apart: then a figure drawing `hosts`
+    // draws the platform too.
+    let mut hosts_of: BTreeMap<&str, usize> = BTreeMap::new();
+    for run in runs {
+        hosts_of.insert(&run.spec.platform_name, run.spec.platform.hosts.len());
+    }
+    let counts: BTreeSet<usize> = hosts_of.values().copied().collect();
+    let hosts_identify_platforms = counts.len() == hosts_of.len();
     let mut names = BTreeSet::new();
     for (i, fig) in figures.iter().enumerate() {
         let f = fig.get_ref();
@@ -224,8 +235,13 @@ pub(super) fn check_figures(
         .collect();
         // A varying scheduler parameter joins the scheduler's name in the series.
         let folded = |c: &str| series == "scheduler" && columns.scheduler_params.iter().any(|p| p == c);
+        let by_hosts = |c: &str| c == "platform" && hosts_identify_platforms && drawn.contains(&"hosts");
         for (column, values) in &distinct {
-            if matches!(*column, "replication" | "seed") || values.len() < 2 || drawn.contains(column) || folded(column)
+            if matches!(*column, "replication" | "seed")
+                || values.len() < 2
+                || drawn.contains(column)
+                || folded(column)
+                || by_hosts(column)
             {
                 continue;
             }

@@ -236,6 +236,10 @@ pub struct FigureSpec {
     /// category names show the text instead of the raw value.
     #[serde(default)]
     pub labels: BTreeMap<String, String>,
+    /// Display text gridsim gives values when `labels` does not: each platform's short label
+    /// (`PlatformEntry::label`), filled in when drawing; never read from the file.
+    #[serde(skip)]
+    pub value_names: BTreeMap<String, String>,
     /// Fewest replications behind a point for its confidence interval to be drawn (default
     /// 3): in a replicated figure, a point averaged over fewer is drawn hollow, without an
     /// interval, and the figure says so below its legend.
@@ -296,9 +300,13 @@ impl FigureSpec {
         fields.chain(filtered).collect()
     }
 
-    /// The display text of a series, panel or category value (see [`FigureSpec::labels`]).
+    /// The display text of a series, panel or category value: its entry in
+    /// [`FigureSpec::labels`], else in [`FigureSpec::value_names`], else the value.
     pub fn label<'a>(&'a self, value: &'a str) -> &'a str {
-        self.labels.get(value).map_or(value, String::as_str)
+        self.labels
+            .get(value)
+            .or_else(|| self.value_names.get(value))
+            .map_or(value, String::as_str)
     }
 
     /// Whether each panel gets its own y axis; an unknown `y_scale` is an error listing the

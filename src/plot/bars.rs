@@ -361,7 +361,7 @@ fn min_max(values: impl Iterator<Item = f64>) -> Option<(f64, f64)> {
 /// The name under each group: its display label ([`FigureSpec::labels`]) when the figure gives
 /// one; else, when every group is a number, the number as a lines figure's x axis writes it
 /// (one [`AxisFormat`] over the groups, so a flop sweep reads "1e8", "5e8" as on a line plot,
-/// not "100000000", "500000000"); else the value as the CSV holds it.
+/// not "100000000", "500000000"); else the value's display text ([`FigureSpec::label`]).
 pub fn category_names(figure: &FigureSpec, data: &BarsData) -> Vec<String> {
     let numbers: Option<Vec<f64>> = data
         .categories
@@ -375,7 +375,7 @@ pub fn category_names(figure: &FigureSpec, data: &BarsData) -> Vec<String> {
         .map(|(i, c)| match (figure.labels.get(c), &numbers, format) {
             (Some(label), _, _) => label.clone(),
             (None, Some(n), Some(format)) => format.format(n[i]),
-            _ => c.clone(),
+            _ => figure.label(c).to_string(),
         })
         .collect()
 }

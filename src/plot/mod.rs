@@ -40,7 +40,7 @@ pub mod style;
 pub mod timeline;
 pub mod trace;
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::sync::Once;
 
@@ -244,12 +244,13 @@ pub(crate) fn where_filters(figure: &FigureSpec, table: &CsvTable, source: &str)
 }
 
 /// The caption of the panel whose panels column `column` holds `key`: its display label when
-/// the figure gives one, else `column = key` (`column not set` for an empty value).
+/// the figure gives one, else `column = key` (`column not set` for an empty value), the key
+/// written as gridsim names it for figures ([`FigureSpec::value_names`]: a platform's label).
 pub(crate) fn panel_title(figure: &FigureSpec, column: &str, key: &str) -> String {
     match figure.labels.get(key) {
         Some(label) => label.clone(),
         None if key.is_empty() => format!("{column} not set"),
-        None => format!("{column} = {key}"),
+        None => format!("{column} = {}", figure.label(key)),
     }
 }
 
@@ -300,8 +301,15 @@ pub(crate) fn prepare_groups(
     drawn.extend(panels);
     drawn.extend(filters.iter().map(|(c, _)| *c));
     let mut folded: Vec<(usize, &str)> = Vec::new();
+    // A figure drawing runs.csv's `hosts` draws the platform too when each host count is one
+    // platform's (a sweep of cluster sizes).
+    let by_hosts = table.column("hosts").filter(|h| drawn.contains(h)).is_some_and(|h| {
+        let platform = table.column("platform");
+        let mut seen: BTreeMap<&str, &str> = BTreeMap::new();
+        platform.is_some_and(|p| rows.iter().all(|r| *seen.entry(r[h].as_str()).or_insert(r[p].as_str()) == r[p]))
+    });
     for key in columns.keys {
-        if matches!(key.as_str(), "replication" | "seed") {
+        if matches!(key.as_str(), "replication" | "seed") || (key == "platform" && by_hosts) {
             continue;
         }
         let Some(c) = table.column(key) else { continue };
@@ -545,8 +553,17 @@ pub fn draw_all(
         }
         Ok(())
     };
+    // Platforms are shown by their short labels: a generator's whole parameter string would
+    // overflow an axis or a legend (the CSVs keep the names).
+    let platform_names: BTreeMap<String, String> = manifest
+        .platforms
+        .iter()
+        .map(|p| (p.name.clone(), p.label.clone()))
+        .collect();
     for (index, spanned) in spec.figures.iter().enumerate() {
-        let figure = spanned.get_ref();
+        let mut figure = spanned.get_ref().clone();
+        figure.value_names = platform_names.clone();
+        let figure = &figure;
         let line = 1 + text[..spanned.span().start.min(text.len())].matches('\n').count();
         let located = || format!("{}:{line}", experiment_file.display());
         // An error about one field names its line and column and the field; others the
