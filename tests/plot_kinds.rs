@@ -580,3 +580,119 @@ where = { tasks = 40 }
     assert!(texts.contains(&"grid90") && texts.contains(&"small4"), "no file stems");
     assert!(!bars.contains("platforms/data"), "a figure shows a platform's path");
 }
+
+#[test]
+fn a_timeline_shades_the_periods_a_host_is_down() {
+    // Issue 38.10.2: a worker's host off for a while showed as an idle gap, like a worker
+    // without work.
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let text = format!(
+        r#"
+name = "down"
+family = "bot"
+[platform]
+file = "{}"
+[platform.availability]
+trace = "{}"
+exclude = ["master"]
+[params]
+tasks = 40
+task_flops = 5e9
+[[schedulers]]
+name = "wq"
+params = {{ chunk = 1 }}
+[[schedulers]]
+name = "gss"
+[outputs]
+tables = ["chunks", "downtime"]
+
+[[figures]]
+name = "workers"
+kind = "timeline"
+source = "chunks"
+x = "start_s"
+x_end = "end_s"
+y = "host"
+panels = "scheduler"
+down = "downtime"
+"#,
+        root.join("platforms/data/small4.toml").display(),
+        root.join("tests/data/traces/two-nodes.tab").display()
+    );
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("down.toml"), &text).unwrap();
+    let (ok, _, err) = gridsim(&["run", "down.toml", "--out", "o"], dir.path());
+    assert!(ok, "{err}");
+    // two-nodes.tab turns worker-1 off over [100, 150) and from 1000, worker-2 over [500, 600):
+    // both runs end before 500 s, so each has worker-1's one period.
+    let down = CsvTable::read(&dir.path().join("o/results/down/downtime.csv")).unwrap();
+    assert_eq!(
+        down.header,
+        ["run", "scheduler", "replication", "worker", "host", "from_s", "to_s"]
+    );
+    let rows: Vec<Vec<&str>> = down.rows.iter().map(|r| r.iter().map(String::as_str).collect()).collect();
+    assert_eq!(
+        rows,
+        [
+            ["0", "wq", "0", "0", "worker-1", "100", "150"],
+            ["1", "gss", "0", "0", "worker-1", "100", "150"]
+        ]
+    );
+    let runs = CsvTable::read(&dir.path().join("o/results/down/runs.csv")).unwrap();
+    let makespan = runs.column("makespan_s").unwrap();
+    assert!(runs.rows.iter().all(|r| r[makespan].parse::<f64>().unwrap() < 500.0));
+
+    // One band per period, in worker-1's row of each panel, the same width in both (the same
+    // 50 s on one time axis), and a legend entry.
+    let svg = fs::read_to_string(dir.path().join("o/plots/down/workers.svg")).unwrap();
+    let bands: Vec<(f64, f64, f64)> = svg
+        .split("<rect")
+        .filter(|r| r.contains("fill=\"#E8E8E8\""))
+        .map(|r| {
+            let attr = |a: &str| -> f64 {
+                let v = r.split(&format!(" {a}=\"")).nth(1).unwrap();
+                v[..v.find('"').unwrap()].parse().unwrap()
+            };
+            (attr("y"), attr("width"), attr("height"))
+        })
+        .filter(|b| b.1 > 20.0)
+        .collect();
+    assert_eq!(bands.len(), 2, "{bands:?}");
+    assert_eq!(bands[0].1, bands[1].1);
+    let texts = svg_texts(&svg, true);
+    let row_of = |band: &(f64, f64, f64)| {
+        texts
+            .iter()
+            .min_by(|a, b| (a.0 - band.0 - band.2 / 2.0).abs().total_cmp(&(b.0 - band.0 - band.2 / 2.0).abs()))
+            .unwrap()
+            .1
+            .clone()
+    };
+    assert_eq!(row_of(&bands[0]), "worker-1");
+    assert_eq!(row_of(&bands[1]), "worker-1");
+    assert!(svg.lines().any(|l| l.trim() == "down"), "no legend entry for down periods");
+
+    // `down` must name a written table holding the figure's y, from_s and to_s, on a timeline.
+    let bad = text
+        .replace("down = \"downtime\"", "down = \"lost_chunks\"")
+        .replace("tables = [\"chunks\", \"downtime\"]", "tables = [\"chunks\", \"lost_chunks\"]");
+    fs::write(dir.path().join("bad.toml"), format!(
+        "{bad}\n[[figures]]\nname = \"m\"\nx = \"scheduler\"\ny = \"makespan_s\"\ndown = \"downtime\"\n"
+    ))
+    .unwrap();
+    let (ok, _, err) = gridsim(&["validate", "bad.toml"], dir.path());
+    assert!(!ok);
+    for expected in [
+        "figures[0].down: figure 'workers': `down` table lost_chunks.csv has no column 'from_s', 'to_s'",
+        "figures[1].down: figure 'm': `down` applies only to kind = \"timeline\"",
+    ] {
+        assert!(err.contains(expected), "lacks '{expected}':\n{err}");
+    }
+    fs::write(dir.path().join("unlisted.toml"), text.replace("\"chunks\", \"downtime\"", "\"chunks\"")).unwrap();
+    let (ok, _, err) = gridsim(&["validate", "unlisted.toml"], dir.path());
+    assert!(!ok);
+    assert!(
+        err.contains("figures[0].down: figure 'workers': `down` names 'downtime', which is not a table listed in [outputs] tables (chunks)"),
+        "{err}"
+    );
+}

@@ -217,6 +217,9 @@ pub(super) fn check_figures(
         }
         if kind == FigureKind::Timeline {
             check_timeline_runs(rep, fig, &field, &distinct);
+            if let Some(down) = &f.down {
+                check_down(rep, f, &field, family, tables, key_columns, down);
+            }
             continue;
         }
         if !columns_exist {
@@ -275,6 +278,7 @@ fn check_kind_fields(
     let only_for = [
         ("x_end", &f.x_end, FigureKind::Timeline),
         ("shade", &f.shade, FigureKind::Timeline),
+        ("down", &f.down, FigureKind::Timeline),
         ("baseline", &f.baseline, FigureKind::Bars),
     ];
     for (what, value, allowed) in only_for {
@@ -389,6 +393,49 @@ fn check_kind_fields(
                 }
             }
         }
+    }
+}
+
+/// A timeline's `down` names a table the experiment writes, with the figure's `y` column and
+/// the period's `from_s` and `to_s`.
+fn check_down(
+    rep: &mut Reporter<'_>,
+    f: &FigureSpec,
+    field: &str,
+    family: &dyn Family,
+    tables: &[String],
+    key_columns: &[String],
+    down: &Spanned<String>,
+) {
+    let name = f.name.get_ref();
+    let table = down.get_ref();
+    if !tables.iter().any(|t| t == table) {
+        rep.error(
+            down.span(),
+            format!("{field}.down"),
+            format!(
+                "figure '{name}': `down` names '{table}', which is not a table listed in [outputs] tables ({})",
+                list(tables)
+            ),
+        );
+        return;
+    }
+    // A table the family does not write is reported with [outputs].
+    let Some(columns) = source_columns(family, table, key_columns) else { return };
+    let missing: Vec<&str> = [f.y.get_ref().as_str(), "from_s", "to_s"]
+        .into_iter()
+        .filter(|c| !columns.contains(c))
+        .collect();
+    if !missing.is_empty() {
+        rep.error(
+            down.span(),
+            format!("{field}.down"),
+            format!(
+                "figure '{name}': `down` table {table}.csv has no column {} (its columns: {}); it needs the figure's `y` column and from_s, to_s",
+                list(missing.iter().map(|c| format!("'{c}'"))),
+                list(&columns)
+            ),
+        );
     }
 }
 

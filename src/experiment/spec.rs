@@ -227,6 +227,11 @@ pub struct FigureSpec {
     /// 0 = not drawn).
     #[serde(default)]
     pub shade: Option<Spanned<String>>,
+    /// Timelines: a per-run table of periods a strip is down (e.g. the bag-of-tasks family's
+    /// `downtime`), with the `y` column and `from_s`, `to_s`; each period is drawn as a hatched
+    /// light gray band behind the intervals of its strip, in the panel of the same run.
+    #[serde(default)]
+    pub down: Option<Spanned<String>>,
     /// Bars: the series value the other bars are compared with; each other bar is annotated
     /// with its improvement `(baseline - value) / baseline` in percent.
     #[serde(default)]

@@ -613,7 +613,14 @@ pub fn draw_all(
                 written.extend(bars::write(figure, &data, plots_dir, media)?);
             }
             FigureKind::Timeline => {
-                let data = timeline::prepare(figure, &table, columns, &csv_name).map_err(locate)?;
+                let down_name = figure.down.as_ref().map(|d| format!("{}.csv", d.get_ref()));
+                let down = match &down_name {
+                    Some(file) => Some((file.as_str(), read_table(&results_dir.join(file))?)),
+                    None => None,
+                };
+                let down = down.as_ref().map(|(file, t)| (*file, t));
+                let data =
+                    timeline::prepare_with_down(figure, &table, down, columns, &csv_name).map_err(locate)?;
                 ensure_dir()?;
                 written.extend(timeline::write(figure, &data, plots_dir, media)?);
             }
