@@ -166,7 +166,7 @@ fn ctrl_c_stores_finished_runs_says_so_and_leaves_no_temporary_file() {
         Path::new(env!("CARGO_MANIFEST_DIR")).join("platforms/data/grid90.xml")
     );
     write(dir.path(), "e.toml", &text);
-    let mut child = Command::new(env!("CARGO_BIN_EXE_gridsim"))
+    let child = Command::new(env!("CARGO_BIN_EXE_gridsim"))
         .current_dir(dir.path())
         .args(["run", "e.toml", "--out", "o", "--no-plots", "--jobs", "1"])
         .stdout(std::process::Stdio::piped())
