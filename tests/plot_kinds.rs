@@ -548,13 +548,19 @@ where = { tasks = 40 }
     }
     let texts: Vec<&str> = bars.lines().map(str::trim).collect();
     assert!(texts.contains(&"homogeneous_cluster (4 hosts)"), "no short group name");
-    assert!(panels.contains("platform = homogeneous_cluster (8 hosts)"), "no short panel title");
+    assert!(
+        panels.contains("platform = homogeneous_cluster (8 hosts)"),
+        "no short panel title"
+    );
     let csv = CsvTable::read(&plots.join("by-platform.csv")).unwrap();
     assert_eq!(csv.rows[0][1], four);
     // The host count tells the platforms apart, so it can be x without fixing the platform.
     let lines = fs::read_to_string(plots.join("by-hosts.svg")).unwrap();
     let texts: Vec<&str> = lines.lines().map(str::trim).collect();
-    assert!(texts.contains(&"4") && texts.contains(&"8"), "no tick at each host count");
+    assert!(
+        texts.contains(&"4") && texts.contains(&"8"),
+        "no tick at each host count"
+    );
 
     // Platform files are shown by their stems.
     let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("platforms/data");
@@ -630,7 +636,11 @@ down = "downtime"
         down.header,
         ["run", "scheduler", "replication", "worker", "host", "from_s", "to_s"]
     );
-    let rows: Vec<Vec<&str>> = down.rows.iter().map(|r| r.iter().map(String::as_str).collect()).collect();
+    let rows: Vec<Vec<&str>> = down
+        .rows
+        .iter()
+        .map(|r| r.iter().map(String::as_str).collect())
+        .collect();
     assert_eq!(
         rows,
         [
@@ -663,22 +673,31 @@ down = "downtime"
     let row_of = |band: &(f64, f64, f64)| {
         texts
             .iter()
-            .min_by(|a, b| (a.0 - band.0 - band.2 / 2.0).abs().total_cmp(&(b.0 - band.0 - band.2 / 2.0).abs()))
+            .min_by(|a, b| {
+                (a.0 - band.0 - band.2 / 2.0)
+                    .abs()
+                    .total_cmp(&(b.0 - band.0 - band.2 / 2.0).abs())
+            })
             .unwrap()
             .1
             .clone()
     };
     assert_eq!(row_of(&bands[0]), "worker-1");
     assert_eq!(row_of(&bands[1]), "worker-1");
-    assert!(svg.lines().any(|l| l.trim() == "down"), "no legend entry for down periods");
+    assert!(
+        svg.lines().any(|l| l.trim() == "down"),
+        "no legend entry for down periods"
+    );
 
     // `down` must name a written table holding the figure's y, from_s and to_s, on a timeline.
-    let bad = text
-        .replace("down = \"downtime\"", "down = \"lost_chunks\"")
-        .replace("tables = [\"chunks\", \"downtime\"]", "tables = [\"chunks\", \"lost_chunks\"]");
-    fs::write(dir.path().join("bad.toml"), format!(
-        "{bad}\n[[figures]]\nname = \"m\"\nx = \"scheduler\"\ny = \"makespan_s\"\ndown = \"downtime\"\n"
-    ))
+    let bad = text.replace("down = \"downtime\"", "down = \"lost_chunks\"").replace(
+        "tables = [\"chunks\", \"downtime\"]",
+        "tables = [\"chunks\", \"lost_chunks\"]",
+    );
+    fs::write(
+        dir.path().join("bad.toml"),
+        format!("{bad}\n[[figures]]\nname = \"m\"\nx = \"scheduler\"\ny = \"makespan_s\"\ndown = \"downtime\"\n"),
+    )
     .unwrap();
     let (ok, _, err) = gridsim(&["validate", "bad.toml"], dir.path());
     assert!(!ok);
@@ -688,7 +707,11 @@ down = "downtime"
     ] {
         assert!(err.contains(expected), "lacks '{expected}':\n{err}");
     }
-    fs::write(dir.path().join("unlisted.toml"), text.replace("\"chunks\", \"downtime\"", "\"chunks\"")).unwrap();
+    fs::write(
+        dir.path().join("unlisted.toml"),
+        text.replace("\"chunks\", \"downtime\"", "\"chunks\""),
+    )
+    .unwrap();
     let (ok, _, err) = gridsim(&["validate", "unlisted.toml"], dir.path());
     assert!(!ok);
     assert!(

@@ -128,7 +128,11 @@ mod tests {
     #[test]
     fn off_intervals_of_a_state_profile() {
         // On, off at 10, on at 15 (a repeated 0 stays one interval), off at 20 for good.
-        let p = Profile::new(vec![(0.0, 1.0), (10.0, 0.0), (12.0, 0.0), (15.0, 1.0), (20.0, 0.0)], None).unwrap();
+        let p = Profile::new(
+            vec![(0.0, 1.0), (10.0, 0.0), (12.0, 0.0), (15.0, 1.0), (20.0, 0.0)],
+            None,
+        )
+        .unwrap();
         assert_eq!(p.off_intervals(30.0), vec![(10.0, 15.0), (20.0, 30.0)]);
         // Cut at the end; an event at the end opens nothing.
         assert_eq!(p.off_intervals(12.0), vec![(10.0, 12.0)]);

@@ -421,7 +421,9 @@ fn check_down(
         return;
     }
     // A table the family does not write is reported with [outputs].
-    let Some(columns) = source_columns(family, table, key_columns) else { return };
+    let Some(columns) = source_columns(family, table, key_columns) else {
+        return;
+    };
     let missing: Vec<&str> = [f.y.get_ref().as_str(), "from_s", "to_s"]
         .into_iter()
         .filter(|c| !columns.contains(c))

@@ -160,7 +160,11 @@ fn files(rep: &mut Reporter<'_>, path: &Path, file: &toml::Spanned<toml::Value>)
     // Figures show each file's stem, unless two files share it.
     let stems: Vec<String> = entries
         .iter()
-        .map(|e| Path::new(&e.name).file_stem().map_or_else(|| e.name.clone(), |s| s.to_string_lossy().into_owned()))
+        .map(|e| {
+            Path::new(&e.name)
+                .file_stem()
+                .map_or_else(|| e.name.clone(), |s| s.to_string_lossy().into_owned())
+        })
         .collect();
     for (i, entry) in entries.iter_mut().enumerate() {
         if !stems[i].is_empty() && stems.iter().filter(|s| **s == stems[i]).count() == 1 {

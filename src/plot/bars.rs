@@ -665,7 +665,11 @@ mod tests {
         let mut t = table();
         let col = t.column("program").unwrap();
         for row in &mut t.rows {
-            row[col] = if row[col] == "fib" { "100000000".into() } else { "500000000".into() };
+            row[col] = if row[col] == "fib" {
+                "100000000".into()
+            } else {
+                "500000000".into()
+            };
         }
         let fig = figure("");
         let bars = prepare(&fig, &t, keys(), "runs.csv", false).unwrap();

@@ -306,7 +306,10 @@ pub(crate) fn prepare_groups(
     let by_hosts = table.column("hosts").filter(|h| drawn.contains(h)).is_some_and(|h| {
         let platform = table.column("platform");
         let mut seen: BTreeMap<&str, &str> = BTreeMap::new();
-        platform.is_some_and(|p| rows.iter().all(|r| *seen.entry(r[h].as_str()).or_insert(r[p].as_str()) == r[p]))
+        platform.is_some_and(|p| {
+            rows.iter()
+                .all(|r| *seen.entry(r[h].as_str()).or_insert(r[p].as_str()) == r[p])
+        })
     });
     for key in columns.keys {
         if matches!(key.as_str(), "replication" | "seed") || (key == "platform" && by_hosts) {
@@ -619,8 +622,7 @@ pub fn draw_all(
                     None => None,
                 };
                 let down = down.as_ref().map(|(file, t)| (*file, t));
-                let data =
-                    timeline::prepare_with_down(figure, &table, down, columns, &csv_name).map_err(locate)?;
+                let data = timeline::prepare_with_down(figure, &table, down, columns, &csv_name).map_err(locate)?;
                 ensure_dir()?;
                 written.extend(timeline::write(figure, &data, plots_dir, media)?);
             }
@@ -1329,7 +1331,10 @@ mod tests {
         render(&f, &data, &path, Format::Svg).unwrap();
         let svg = std::fs::read_to_string(path).unwrap();
         let hex = |c: RGBColor| format!("#{:02X}{:02X}{:02X}", c.0, c.1, c.2);
-        assert!(svg.contains(&hex(style::COLORS[2])), "C is not drawn in the third colour");
+        assert!(
+            svg.contains(&hex(style::COLORS[2])),
+            "C is not drawn in the third colour"
+        );
         assert!(!svg.contains(&hex(style::COLORS[1])), "a series is drawn in B's colour");
         // Bars take the same colours.
         let b: FigureSpec = toml::from_str("name = 'b'\nkind = 'bars'\nx = 'n'\ny = 'y'\npanels = 'p'").unwrap();

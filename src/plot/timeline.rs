@@ -308,7 +308,9 @@ pub fn prepare_with_down(
             .filter_map(|(i, (_, _, run))| Some((run.as_deref()?, i)))
             .collect();
         for (i, r) in down_table.rows.iter().enumerate() {
-            let Some(&p) = panel_of.get(r[run].as_str()) else { continue };
+            let Some(&p) = panel_of.get(r[run].as_str()) else {
+                continue;
+            };
             let value = |c: usize| -> Result<Option<f64>> {
                 match r[c].as_str() {
                     "" => Ok(None),
@@ -321,7 +323,9 @@ pub fn prepare_with_down(
                     }),
                 }
             };
-            let (Some(f), Some(t)) = (value(from)?, value(to)?) else { continue };
+            let (Some(f), Some(t)) = (value(from)?, value(to)?) else {
+                continue;
+            };
             if t < f {
                 bail!(
                     "figure '{name}': the down period of row {} of {down_source} ends (to_s = {t}) before it starts (from_s = {f})",
@@ -369,7 +373,8 @@ pub fn prepare_with_down(
         .into_iter()
         .zip(down_panels)
         .map(|((key, raw, _), down)| {
-            let mut down_strips: Vec<Vec<(f64, f64)>> = vec![Vec::new(); if down.is_empty() { 0 } else { strips.len() }];
+            let mut down_strips: Vec<Vec<(f64, f64)>> =
+                vec![Vec::new(); if down.is_empty() { 0 } else { strips.len() }];
             for (strip, f, t) in down {
                 if let Some(&s) = strip_index.get(strip.as_str()) {
                     down_strips[s].push((f, t));
@@ -536,7 +541,11 @@ pub fn render(figure: &FigureSpec, data: &TimelineData, path: &Path, format: For
     let strips = data.panels.iter().map(|p| p.strips.len()).max().unwrap_or(1).max(1);
     let panel_height = PANEL_EXTRA + (strips as f64 * strip_height(strips)).round() as u32;
     let title = if figure.title.is_some() { 44 } else { 0 };
-    let legend = if data.legend.is_empty() && !data.has_down() { 0 } else { 40 };
+    let legend = if data.legend.is_empty() && !data.has_down() {
+        0
+    } else {
+        40
+    };
     let height = title + legend + panel_height * data.panels.len().max(1) as u32;
     draw_to_file!(path, format, (WIDTH, height), |root| draw(root, figure, data, legend))
 }
@@ -549,7 +558,10 @@ fn draw<DB: DrawingBackend>(
 ) -> Result<(), String> {
     let err = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
     let (plots, legend) = frame(root, figure, legend_height).map_err(err)?;
-    let shade = figure.shade.as_ref().map(|s| (s.get_ref().as_str(), data.legend.as_slice()));
+    let shade = figure
+        .shade
+        .as_ref()
+        .map(|s| (s.get_ref().as_str(), data.legend.as_slice()));
     if shade.is_some() || data.has_down() {
         draw_shade_legend(&legend, shade, data.has_down()).map_err(err)?;
     }
@@ -634,7 +646,13 @@ fn draw_panel<DB: DrawingBackend>(
         let (top, bottom) = (top + gap - base.1, bottom - gap - base.1);
         // Down periods first, so that the intervals (which should not overlap them) stay on
         // top; resampled at the pixel like intervals.
-        let down: Vec<Interval> = panel.down.get(i).into_iter().flatten().map(|&(start, end)| Interval { start, end, gray: 0 }).collect();
+        let down: Vec<Interval> = panel
+            .down
+            .get(i)
+            .into_iter()
+            .flatten()
+            .map(|&(start, end)| Interval { start, end, gray: 0 })
+            .collect();
         for (p0, p1, _) in pixel_runs(&down, t0, f64::from(a - base.0), scale) {
             let (p0, p1) = (p0.max(a - base.0), p1.min(b - base.0));
             if p1 <= p0 {
@@ -643,8 +661,11 @@ fn draw_panel<DB: DrawingBackend>(
             area.draw(&Rectangle::new([(p0, top), (p1, bottom)], DOWN_FILL.filled()))
                 .map_err(err)?;
             if bottom - top >= 6 {
-                area.draw(&PathElement::new(zigzag(p0, p1, top + 1, bottom - 1), DOWN_HATCH.stroke_width(1)))
-                    .map_err(err)?;
+                area.draw(&PathElement::new(
+                    zigzag(p0, p1, top + 1, bottom - 1),
+                    DOWN_HATCH.stroke_width(1),
+                ))
+                .map_err(err)?;
             }
         }
         for (p0, p1, gray) in pixel_runs(intervals, t0, f64::from(a - base.0), scale) {
@@ -828,8 +849,14 @@ fn draw_shade_legend<DB: DrawingBackend>(
         // Drawn last, at the right end.
         let end = x + entries.iter().map(|(s, _)| 26 + text_width(s) + 16).sum::<i32>();
         area.draw(&Rectangle::new([(end, y - 7), (end + 20, y + 7)], DOWN_FILL.filled()))?;
-        area.draw(&PathElement::new(zigzag(end, end + 20, y - 6, y + 6), DOWN_HATCH.stroke_width(1)))?;
-        area.draw(&Rectangle::new([(end, y - 7), (end + 20, y + 7)], BLACK.stroke_width(1)))?;
+        area.draw(&PathElement::new(
+            zigzag(end, end + 20, y - 6, y + 6),
+            DOWN_HATCH.stroke_width(1),
+        ))?;
+        area.draw(&Rectangle::new(
+            [(end, y - 7), (end + 20, y + 7)],
+            BLACK.stroke_width(1),
+        ))?;
         area.draw(&Text::new(down_label, (end + 26, y), font.clone()))?;
     }
     for (text, gray) in entries {
@@ -958,7 +985,12 @@ mod tests {
     fn down_periods_go_to_their_run_and_strip() {
         let t = table(&[(0, "RS", 0, "0", 0.0, 2.0, 1.0), (0, "RS", 0, "1", 0.0, 2.0, 1.0)]);
         let mut down = CsvTable::new(["run", "pe", "from_s", "to_s"].iter().map(|s| s.to_string()).collect());
-        for row in [["0", "2", "0", "5"], ["0", "0", "3", "4"], ["0", "0", "3.5", "6"], ["9", "1", "0", "1"]] {
+        for row in [
+            ["0", "2", "0", "5"],
+            ["0", "0", "3", "4"],
+            ["0", "0", "3.5", "6"],
+            ["9", "1", "0", "1"],
+        ] {
             down.rows.push(row.map(String::from).to_vec());
         }
         let fig = figure("down = 'downtime'");
@@ -971,13 +1003,23 @@ mod tests {
         assert!(data.has_down());
         down.rows[0][3] = "-1".into();
         let err = prepare_with_down(&fig, &t, Some(("downtime.csv", &down)), keys(), "steps.csv").unwrap_err();
-        assert!(err.to_string().contains("row 1 of downtime.csv ends (to_s = -1) before it starts"), "{err}");
+        assert!(
+            err.to_string()
+                .contains("row 1 of downtime.csv ends (to_s = -1) before it starts"),
+            "{err}"
+        );
         let err = prepare_with_down(&fig, &t, Some(("lost.csv", &t)), keys(), "steps.csv").unwrap_err();
-        assert!(err.to_string().contains("`down` table lost.csv has no column 'from_s'"), "{err}");
+        assert!(
+            err.to_string().contains("`down` table lost.csv has no column 'from_s'"),
+            "{err}"
+        );
         // A zigzag stays inside its band.
         let z = zigzag(10, 35, 0, 8);
         assert_eq!((z[0], *z.last().unwrap()), ((10, 8), (35, 1)));
-        assert!(z.iter().all(|&(x, y)| (10..=35).contains(&x) && (0..=8).contains(&y)), "{z:?}");
+        assert!(
+            z.iter().all(|&(x, y)| (10..=35).contains(&x) && (0..=8).contains(&y)),
+            "{z:?}"
+        );
     }
 
     #[test]

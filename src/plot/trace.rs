@@ -267,14 +267,23 @@ mod tests {
         let swf: String = [0, 10, 1500, 3000]
             .iter()
             .enumerate()
-            .map(|(i, t)| format!("{} {t} 0 {} 1 -1 -1 1 500 -1 1 1 1 -1 1 -1 -1 -1\n", i + 1, 100 * (i + 1)))
+            .map(|(i, t)| {
+                format!(
+                    "{} {t} 0 {} 1 -1 -1 1 500 -1 1 1 1 -1 1 -1 -1 -1\n",
+                    i + 1,
+                    100 * (i + 1)
+                )
+            })
             .collect();
         let trace = dir.path().join("short.swf");
         std::fs::write(&trace, swf).unwrap();
         draw(&trace, None, dir.path()).unwrap();
         let svg = std::fs::read_to_string(dir.path().join("arrivals.svg")).unwrap();
         let lines: Vec<&str> = svg.lines().map(str::trim).collect();
-        assert!(lines.contains(&"time since the first submission (s)"), "no axis in seconds");
+        assert!(
+            lines.contains(&"time since the first submission (s)"),
+            "no axis in seconds"
+        );
         assert!(lines.contains(&"4 jobs, arrivals per minute"), "not per minute");
         assert!(lines.contains(&"3000"), "no tick at 3000 s");
     }
