@@ -349,8 +349,8 @@ pub fn prepare_with_down(
     // (the same host on the same row): the strips any panel draws, in order of first appearance
     // over the whole table rather than in each run (runs hand their first chunks to different
     // hosts), which also gives two figures of one table the same order.
-    // A strip only down (a host off the whole run) comes after the others, in the order of
-    // the down table.
+    // A strip the intervals table never names (a host off in every run) comes after the
+    // others, in the order of the down table.
     let only_down = down_panels.iter().flatten().map(|(s, _, _)| s.as_str());
     let drawn: BTreeSet<&str> = raw_panels
         .iter()
