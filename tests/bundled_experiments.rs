@@ -52,6 +52,11 @@ fn every_bundled_experiment_runs_quick() {
     for text in ["scheduler = WQ", "scheduler = GSS", "scheduler = LDS(5)", "Worker host"] {
         assert!(gantt.contains(text), "chunks-timeline.svg lacks '{text}'");
     }
+    // Issue 38.10.2: the LANL study draws WQ's workers with their hosts' down periods.
+    let workers = std::fs::read_to_string(out.path().join("plots/lanl-failures-quick/workers.svg")).unwrap();
+    for text in ["worker host", "down", "#E8E8E8"] {
+        assert!(workers.contains(text), "workers.svg lacks '{text}'");
+    }
     // Every experiment wrote a non-empty runs.csv (header plus at least one row).
     let dirs: Vec<_> = std::fs::read_dir(out.path().join("results"))
         .unwrap()

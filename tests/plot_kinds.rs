@@ -159,6 +159,7 @@ where = { program = "fib", replication = 0 }
         source: None,
         workload: None,
         param_columns: Vec::new(),
+        platforms: Vec::new(),
     }
     .write(dir)
     .unwrap();
@@ -481,4 +482,240 @@ fn a_swept_scheduler_parameter_shares_a_figure_with_other_schedulers() {
         assert!(texts.iter().any(|t| t.starts_with(text)), "m.svg lacks '{text}'");
     }
     assert!(!texts.contains(&"nodes = 8"));
+}
+
+#[test]
+fn platforms_are_shown_by_short_labels_and_runs_csv_gives_their_host_counts() {
+    // Issue 38.10.6: a generated platform was shown by its whole generator string, wider than
+    // an axis and a legend.
+    let text = r#"
+name = "sizes"
+family = "bot"
+[platform]
+generator = "homogeneous_cluster"
+params = { hosts = [4, 8], speed_flops = 1e9, bandwidth_bytes_per_s = 1.25e8, latency_s = 5e-5, backbone_bandwidth_bytes_per_s = 1.25e9, backbone_latency_s = 5e-4 }
+[params]
+tasks = [40, 80]
+task_flops = 1e9
+[[schedulers]]
+name = "wq"
+[[schedulers]]
+name = "gss"
+
+[[figures]]
+name = "by-platform"
+kind = "bars"
+x = "platform"
+y = "makespan_s"
+where = { tasks = 40 }
+
+[[figures]]
+name = "by-panel"
+x = "tasks"
+y = "makespan_s"
+panels = "platform"
+
+[[figures]]
+name = "by-hosts"
+x = "hosts"
+y = "makespan_s"
+where = { tasks = 40 }
+"#;
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("sizes.toml"), text).unwrap();
+    let (ok, _, err) = gridsim(&["run", "sizes.toml", "--out", "o"], dir.path());
+    assert!(ok, "{err}");
+    // runs.csv keeps the platform's name (a key) and gives its host count right after it.
+    let runs = CsvTable::read(&dir.path().join("o/results/sizes/runs.csv")).unwrap();
+    assert_eq!(&runs.header[..5], ["run", "platform", "hosts", "tasks", "scheduler"]);
+    let cells: Vec<(&str, &str)> = runs.rows.iter().map(|r| (r[1].as_str(), r[2].as_str())).collect();
+    let name = |hosts: u32| {
+        format!(
+            "homogeneous_cluster(backbone_bandwidth_bytes_per_s=1250000000, backbone_latency_s=0.0005, \
+             bandwidth_bytes_per_s=125000000, hosts={hosts}, latency_s=0.00005, speed_flops=1000000000)"
+        )
+    };
+    let (four, eight) = (name(4), name(8));
+    let mut expected = vec![(four.as_str(), "4"); 4];
+    expected.extend([(eight.as_str(), "8"); 4]);
+    assert_eq!(cells, expected);
+    // Figures show the generator, the host count and what varies; the bars CSV keeps the name.
+    let plots = dir.path().join("o/plots/sizes");
+    let bars = fs::read_to_string(plots.join("by-platform.svg")).unwrap();
+    let panels = fs::read_to_string(plots.join("by-panel.svg")).unwrap();
+    for svg in [&bars, &panels] {
+        assert!(!svg.contains("speed_flops"), "a figure shows the generator string");
+    }
+    let texts: Vec<&str> = bars.lines().map(str::trim).collect();
+    assert!(texts.contains(&"homogeneous_cluster (4 hosts)"), "no short group name");
+    assert!(
+        panels.contains("platform = homogeneous_cluster (8 hosts)"),
+        "no short panel title"
+    );
+    let csv = CsvTable::read(&plots.join("by-platform.csv")).unwrap();
+    assert_eq!(csv.rows[0][1], four);
+    // The host count tells the platforms apart, so it can be x without fixing the platform.
+    let lines = fs::read_to_string(plots.join("by-hosts.svg")).unwrap();
+    let texts: Vec<&str> = lines.lines().map(str::trim).collect();
+    assert!(
+        texts.contains(&"4") && texts.contains(&"8"),
+        "no tick at each host count"
+    );
+
+    // Platform files are shown by their stems.
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("platforms/data");
+    let files = text
+        .replace("generator = \"homogeneous_cluster\"\n", "")
+        .replace(
+            "params = { hosts = [4, 8], speed_flops = 1e9, bandwidth_bytes_per_s = 1.25e8, latency_s = 5e-5, backbone_bandwidth_bytes_per_s = 1.25e9, backbone_latency_s = 5e-4 }",
+            &format!(
+                "file = [\"{}\", \"{}\"]",
+                data.join("grid90.xml").display(),
+                data.join("small4.toml").display()
+            ),
+        )
+        .replace("name = \"sizes\"", "name = \"files\"");
+    fs::write(dir.path().join("files.toml"), files).unwrap();
+    let (ok, _, err) = gridsim(&["run", "files.toml", "--out", "o"], dir.path());
+    assert!(ok, "{err}");
+    let runs = CsvTable::read(&dir.path().join("o/results/files/runs.csv")).unwrap();
+    let hosts: Vec<&str> = runs.rows.iter().map(|r| r[2].as_str()).collect();
+    assert_eq!(hosts, ["90", "90", "90", "90", "4", "4", "4", "4"]);
+    let bars = fs::read_to_string(dir.path().join("o/plots/files/by-platform.svg")).unwrap();
+    let texts: Vec<&str> = bars.lines().map(str::trim).collect();
+    assert!(texts.contains(&"grid90") && texts.contains(&"small4"), "no file stems");
+    assert!(!bars.contains("platforms/data"), "a figure shows a platform's path");
+}
+
+#[test]
+fn a_timeline_shades_the_periods_a_host_is_down() {
+    // Issue 38.10.2: a worker's host off for a while showed as an idle gap, like a worker
+    // without work.
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let text = format!(
+        r#"
+name = "down"
+family = "bot"
+[platform]
+file = "{}"
+[platform.availability]
+trace = "{}"
+exclude = ["master"]
+[params]
+tasks = 40
+task_flops = 5e9
+[[schedulers]]
+name = "wq"
+params = {{ chunk = 1 }}
+[[schedulers]]
+name = "gss"
+[outputs]
+tables = ["chunks", "downtime"]
+
+[[figures]]
+name = "workers"
+kind = "timeline"
+source = "chunks"
+x = "start_s"
+x_end = "end_s"
+y = "host"
+panels = "scheduler"
+down = "downtime"
+"#,
+        root.join("platforms/data/small4.toml").display(),
+        root.join("tests/data/traces/two-nodes.tab").display()
+    );
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("down.toml"), &text).unwrap();
+    let (ok, _, err) = gridsim(&["run", "down.toml", "--out", "o"], dir.path());
+    assert!(ok, "{err}");
+    // two-nodes.tab turns worker-1 off over [100, 150) and from 1000, worker-2 over [500, 600):
+    // both runs end before 500 s, so each has worker-1's one period.
+    let down = CsvTable::read(&dir.path().join("o/results/down/downtime.csv")).unwrap();
+    assert_eq!(
+        down.header,
+        ["run", "scheduler", "replication", "worker", "host", "from_s", "to_s"]
+    );
+    let rows: Vec<Vec<&str>> = down
+        .rows
+        .iter()
+        .map(|r| r.iter().map(String::as_str).collect())
+        .collect();
+    assert_eq!(
+        rows,
+        [
+            ["0", "wq", "0", "0", "worker-1", "100", "150"],
+            ["1", "gss", "0", "0", "worker-1", "100", "150"]
+        ]
+    );
+    let runs = CsvTable::read(&dir.path().join("o/results/down/runs.csv")).unwrap();
+    let makespan = runs.column("makespan_s").unwrap();
+    assert!(runs.rows.iter().all(|r| r[makespan].parse::<f64>().unwrap() < 500.0));
+
+    // One band per period, in worker-1's row of each panel, the same width in both (the same
+    // 50 s on one time axis), and a legend entry.
+    let svg = fs::read_to_string(dir.path().join("o/plots/down/workers.svg")).unwrap();
+    let bands: Vec<(f64, f64, f64)> = svg
+        .split("<rect")
+        .filter(|r| r.contains("fill=\"#E8E8E8\""))
+        .map(|r| {
+            let attr = |a: &str| -> f64 {
+                let v = r.split(&format!(" {a}=\"")).nth(1).unwrap();
+                v[..v.find('"').unwrap()].parse().unwrap()
+            };
+            (attr("y"), attr("width"), attr("height"))
+        })
+        .filter(|b| b.1 > 20.0)
+        .collect();
+    assert_eq!(bands.len(), 2, "{bands:?}");
+    assert_eq!(bands[0].1, bands[1].1);
+    let texts = svg_texts(&svg, true);
+    let row_of = |band: &(f64, f64, f64)| {
+        texts
+            .iter()
+            .min_by(|a, b| {
+                (a.0 - band.0 - band.2 / 2.0)
+                    .abs()
+                    .total_cmp(&(b.0 - band.0 - band.2 / 2.0).abs())
+            })
+            .unwrap()
+            .1
+            .clone()
+    };
+    assert_eq!(row_of(&bands[0]), "worker-1");
+    assert_eq!(row_of(&bands[1]), "worker-1");
+    assert!(
+        svg.lines().any(|l| l.trim() == "down"),
+        "no legend entry for down periods"
+    );
+
+    // `down` must name a written table holding the figure's y, from_s and to_s, on a timeline.
+    let bad = text.replace("down = \"downtime\"", "down = \"lost_chunks\"").replace(
+        "tables = [\"chunks\", \"downtime\"]",
+        "tables = [\"chunks\", \"lost_chunks\"]",
+    );
+    fs::write(
+        dir.path().join("bad.toml"),
+        format!("{bad}\n[[figures]]\nname = \"m\"\nx = \"scheduler\"\ny = \"makespan_s\"\ndown = \"downtime\"\n"),
+    )
+    .unwrap();
+    let (ok, _, err) = gridsim(&["validate", "bad.toml"], dir.path());
+    assert!(!ok);
+    for expected in [
+        "figures[0].down: figure 'workers': `down` table lost_chunks.csv has no column 'from_s', 'to_s'",
+        "figures[1].down: figure 'm': `down` applies only to kind = \"timeline\"",
+    ] {
+        assert!(err.contains(expected), "lacks '{expected}':\n{err}");
+    }
+    fs::write(
+        dir.path().join("unlisted.toml"),
+        text.replace("\"chunks\", \"downtime\"", "\"chunks\""),
+    )
+    .unwrap();
+    let (ok, _, err) = gridsim(&["validate", "unlisted.toml"], dir.path());
+    assert!(!ok);
+    assert!(
+        err.contains("figures[0].down: figure 'workers': `down` names 'downtime', which is not a table listed in [outputs] tables (chunks)"),
+        "{err}"
+    );
 }

@@ -89,11 +89,61 @@ impl Profile {
             }
         }
     }
+
+    /// For a state profile (0 = off), the intervals of `[0, end]` during which the resource is
+    /// off, in date order, as `(from, to)`; one still off at `end` ends there. The resource is
+    /// on before the first event, as the engine has it. What a run's down periods are, for
+    /// figures: it walks every event up to `end`, as the engine does.
+    pub fn off_intervals(&self, end: f64) -> Vec<(f64, f64)> {
+        let mut intervals = Vec::new();
+        let mut off_since: Option<f64> = None;
+        let mut n = 0;
+        while let Some((date, value)) = self.nth_event(n) {
+            if date >= end {
+                break;
+            }
+            n += 1;
+            match (off_since, value == 0.0) {
+                (None, true) => off_since = Some(date),
+                (Some(from), false) => {
+                    if date > from {
+                        intervals.push((from, date));
+                    }
+                    off_since = None;
+                }
+                _ => {}
+            }
+        }
+        if let Some(from) = off_since {
+            intervals.push((from, end));
+        }
+        intervals
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn off_intervals_of_a_state_profile() {
+        // On, off at 10, on at 15 (a repeated 0 stays one interval), off at 20 for good.
+        let p = Profile::new(
+            vec![(0.0, 1.0), (10.0, 0.0), (12.0, 0.0), (15.0, 1.0), (20.0, 0.0)],
+            None,
+        )
+        .unwrap();
+        assert_eq!(p.off_intervals(30.0), vec![(10.0, 15.0), (20.0, 30.0)]);
+        // Cut at the end; an event at the end opens nothing.
+        assert_eq!(p.off_intervals(12.0), vec![(10.0, 12.0)]);
+        assert_eq!(p.off_intervals(10.0), vec![]);
+        // Periodic: off for 2 s of every 5, from 3.
+        let p = Profile::new(vec![(3.0, 0.0), (5.0, 1.0)], Some(5.0)).unwrap();
+        assert_eq!(p.off_intervals(14.0), vec![(3.0, 5.0), (8.0, 10.0), (13.0, 14.0)]);
+        // Off from 0.
+        let p = Profile::new(vec![(0.0, 0.0), (4.0, 0.5)], None).unwrap();
+        assert_eq!(p.off_intervals(9.0), vec![(0.0, 4.0)]);
+    }
 
     #[test]
     fn periodic_events_repeat_every_period() {

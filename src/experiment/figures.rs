@@ -12,16 +12,19 @@ use super::spec::{FigureKind, FigureSpec};
 use super::{filter_values, is_safe_name, Run, RunColumns};
 use crate::family::Family;
 
-/// The columns of the CSV a figure draws from: runs.csv (run id, key columns, metrics, events)
+/// The columns of the CSV a figure draws from: runs.csv (run id, key columns with `hosts` after
+/// `platform`, metrics, events)
 /// or a per-run table's CSV (run id, key columns but the seed, the table's columns). `None`
 /// for a source that is not a declared table (reported elsewhere).
 fn source_columns<'a>(family: &'a dyn Family, source: &str, key_columns: &'a [String]) -> Option<Vec<&'a str>> {
     let keys = key_columns.iter().map(String::as_str);
     if source == "runs" {
         let metrics = family.metrics().iter().map(|m| m.name);
+        // A sweep over platforms has each run's host count right after its platform.
+        let hosts = key_columns.iter().any(|k| k == "platform").then_some("hosts");
         return Some(
             std::iter::once("run")
-                .chain(keys)
+                .chain(keys.flat_map(|k| std::iter::once(k).chain(hosts.filter(|_| k == "platform"))))
                 .chain(metrics)
                 .chain(["events"])
                 .collect(),
@@ -90,6 +93,14 @@ pub(super) fn check_figures(
             distinct.entry(c.as_str()).or_default().insert(v.as_str());
         }
     }
+    // Whether the host count tells the sweep's platforms apart: then a figure drawing `hosts`
+    // draws the platform too.
+    let mut hosts_of: BTreeMap<&str, usize> = BTreeMap::new();
+    for run in runs {
+        hosts_of.insert(&run.spec.platform_name, run.spec.platform.hosts.len());
+    }
+    let counts: BTreeSet<usize> = hosts_of.values().copied().collect();
+    let hosts_identify_platforms = counts.len() == hosts_of.len();
     let mut names = BTreeSet::new();
     for (i, fig) in figures.iter().enumerate() {
         let f = fig.get_ref();
@@ -206,6 +217,9 @@ pub(super) fn check_figures(
         }
         if kind == FigureKind::Timeline {
             check_timeline_runs(rep, fig, &field, &distinct);
+            if let Some(down) = &f.down {
+                check_down(rep, f, &field, family, tables, key_columns, down);
+            }
             continue;
         }
         if !columns_exist {
@@ -224,8 +238,13 @@ pub(super) fn check_figures(
         .collect();
         // A varying scheduler parameter joins the scheduler's name in the series.
         let folded = |c: &str| series == "scheduler" && columns.scheduler_params.iter().any(|p| p == c);
+        let by_hosts = |c: &str| c == "platform" && hosts_identify_platforms && drawn.contains(&"hosts");
         for (column, values) in &distinct {
-            if matches!(*column, "replication" | "seed") || values.len() < 2 || drawn.contains(column) || folded(column)
+            if matches!(*column, "replication" | "seed")
+                || values.len() < 2
+                || drawn.contains(column)
+                || folded(column)
+                || by_hosts(column)
             {
                 continue;
             }
@@ -259,6 +278,7 @@ fn check_kind_fields(
     let only_for = [
         ("x_end", &f.x_end, FigureKind::Timeline),
         ("shade", &f.shade, FigureKind::Timeline),
+        ("down", &f.down, FigureKind::Timeline),
         ("baseline", &f.baseline, FigureKind::Bars),
     ];
     for (what, value, allowed) in only_for {
@@ -373,6 +393,51 @@ fn check_kind_fields(
                 }
             }
         }
+    }
+}
+
+/// A timeline's `down` names a table the experiment writes, with the figure's `y` column and
+/// the period's `from_s` and `to_s`.
+fn check_down(
+    rep: &mut Reporter<'_>,
+    f: &FigureSpec,
+    field: &str,
+    family: &dyn Family,
+    tables: &[String],
+    key_columns: &[String],
+    down: &Spanned<String>,
+) {
+    let name = f.name.get_ref();
+    let table = down.get_ref();
+    if !tables.iter().any(|t| t == table) {
+        rep.error(
+            down.span(),
+            format!("{field}.down"),
+            format!(
+                "figure '{name}': `down` names '{table}', which is not a table listed in [outputs] tables ({})",
+                list(tables)
+            ),
+        );
+        return;
+    }
+    // A table the family does not write is reported with [outputs].
+    let Some(columns) = source_columns(family, table, key_columns) else {
+        return;
+    };
+    let missing: Vec<&str> = [f.y.get_ref().as_str(), "from_s", "to_s"]
+        .into_iter()
+        .filter(|c| !columns.contains(c))
+        .collect();
+    if !missing.is_empty() {
+        rep.error(
+            down.span(),
+            format!("{field}.down"),
+            format!(
+                "figure '{name}': `down` table {table}.csv has no column {} (its columns: {}); it needs the figure's `y` column and from_s, to_s",
+                list(missing.iter().map(|c| format!("'{c}'"))),
+                list(&columns)
+            ),
+        );
     }
 }
 

@@ -39,7 +39,7 @@ use seed::{derive_seed, fingerprint, SeedInput, StableHasher};
 use spec::{ExperimentSpec, FigureSpec};
 
 /// Column names gridsim itself writes; parameters may not use them.
-pub const RESERVED_COLUMNS: &[&str] = &["run", "platform", "scheduler", "replication", "seed", "events"];
+pub const RESERVED_COLUMNS: &[&str] = &["run", "platform", "hosts", "scheduler", "replication", "seed", "events"];
 
 /// Table names gridsim itself writes.
 const RESERVED_TABLES: &[&str] = &["runs", "timing", "manifest", "experiment"];
@@ -56,6 +56,11 @@ pub struct PlatformEntry {
     /// The path as the experiment file writes it, or the generator and its parameters
     /// (`random_grid(hosts=16)`): the run's `platform_name`.
     pub name: String,
+    /// What figures show for it, short enough for an axis or a legend: a file's stem
+    /// (`grid90`; the path as written when two files share a stem), or the generator, the host
+    /// count and the parameters that vary between the experiment's platforms
+    /// (`homogeneous_cluster (85 hosts)`). `name` stays the `platform` column's value.
+    pub label: String,
     /// The loaded platform.
     pub platform: Arc<Platform>,
     /// Hash of the file's bytes, or of the generator label (part of each run's fingerprint).

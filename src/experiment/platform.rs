@@ -13,7 +13,10 @@
 //!
 //! A generated platform is named by its generator and parameters, e.g.
 //! `random_grid(hosts=16, seed=1)`; any parameter given as a list makes `platform` a sweep axis
-//! with one generated platform per combination.
+//! with one generated platform per combination. That name is the `platform` column's value (a
+//! key: records and `where` match it); figures show a short label instead
+//! ([`PlatformEntry::label`]): the generator, the host count and the parameters that vary
+//! (`homogeneous_cluster (85 hosts, speed_flops=2000000000)`), or a file's stem.
 
 use std::collections::BTreeMap;
 use std::fs;
@@ -141,6 +144,7 @@ fn files(rep: &mut Reporter<'_>, path: &Path, file: &toml::Spanned<toml::Value>)
                 let mut h = StableHasher::new();
                 h.bytes(&bytes);
                 entries.push(PlatformEntry {
+                    label: name.clone(),
                     name,
                     platform: Arc::new(p),
                     content_hash: h.finish(),
@@ -154,7 +158,37 @@ fn files(rep: &mut Reporter<'_>, path: &Path, file: &toml::Spanned<toml::Value>)
             ),
         }
     }
+    // Figures show each file's stem, unless two files share it.
+    let stems: Vec<String> = entries
+        .iter()
+        .map(|e| {
+            Path::new(&e.name)
+                .file_stem()
+                .map_or_else(|| e.name.clone(), |s| s.to_string_lossy().into_owned())
+        })
+        .collect();
+    for (i, entry) in entries.iter_mut().enumerate() {
+        if !stems[i].is_empty() && stems.iter().filter(|s| **s == stems[i]).count() == 1 {
+            entry.label = stems[i].clone();
+        }
+    }
     entries
+}
+
+/// A generated platform's label for figures: the generator and the host count, then the
+/// parameters that vary between the experiment's platforms (`varying`, name and value; `hosts`
+/// is the count already), which tell every platform of the sweep apart. The parameters that
+/// do not vary are left out: the experiment file states them, and the whole generator string
+/// is wider than an axis.
+fn generated_label(generator: &str, hosts: usize, varying: &[(&str, &ParamValue)]) -> String {
+    let mut parts = vec![format!("{hosts} hosts")];
+    parts.extend(
+        varying
+            .iter()
+            .filter(|(k, _)| *k != "hosts")
+            .map(|(k, v)| format!("{k}={}", format_value(v))),
+    );
+    format!("{generator} ({})", parts.join(", "))
 }
 
 fn generated(
@@ -216,7 +250,14 @@ fn generated(
             Ok(platform) => {
                 let mut h = StableHasher::new();
                 h.str(&label);
+                let varying: Vec<(&str, &ParamValue)> = params
+                    .iter()
+                    .zip(&values)
+                    .filter(|(p, _)| p.values.len() > 1)
+                    .map(|(p, v)| (p.name.as_str(), v))
+                    .collect();
                 entries.push(PlatformEntry {
+                    label: generated_label(gen_name, platform.hosts.len(), &varying),
                     name: label,
                     platform: Arc::new(platform),
                     content_hash: h.finish(),

@@ -244,6 +244,11 @@ pub struct FigureSpec {
     /// 0 = not drawn).
     #[serde(default)]
     pub shade: Option<Spanned<String>>,
+    /// Timelines: a per-run table of periods a strip is down (e.g. the bag-of-tasks family's
+    /// `downtime`), with the `y` column and `from_s`, `to_s`; each period is drawn as a hatched
+    /// light gray band behind the intervals of its strip, in the panel of the same run.
+    #[serde(default)]
+    pub down: Option<Spanned<String>>,
     /// Bars: the series value the other bars are compared with; each other bar is annotated
     /// with its improvement `(baseline - value) / baseline` in percent.
     #[serde(default)]
@@ -253,6 +258,10 @@ pub struct FigureSpec {
     /// category names show the text instead of the raw value.
     #[serde(default)]
     pub labels: BTreeMap<String, String>,
+    /// Display text gridsim gives values when `labels` does not: each platform's short label
+    /// (`PlatformEntry::label`), filled in when drawing; never read from the file.
+    #[serde(skip)]
+    pub value_names: BTreeMap<String, String>,
     /// Fewest replications behind a point for its confidence interval to be drawn (default
     /// 3): in a replicated figure, a point averaged over fewer is drawn hollow, without an
     /// interval, and the figure says so below its legend.
@@ -313,9 +322,13 @@ impl FigureSpec {
         fields.chain(filtered).collect()
     }
 
-    /// The display text of a series, panel or category value (see [`FigureSpec::labels`]).
+    /// The display text of a series, panel or category value: its entry in
+    /// [`FigureSpec::labels`], else in [`FigureSpec::value_names`], else the value.
     pub fn label<'a>(&'a self, value: &'a str) -> &'a str {
-        self.labels.get(value).map_or(value, String::as_str)
+        self.labels
+            .get(value)
+            .or_else(|| self.value_names.get(value))
+            .map_or(value, String::as_str)
     }
 
     /// Whether each panel gets its own y axis; an unknown `y_scale` is an error listing the

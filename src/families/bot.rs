@@ -92,6 +92,11 @@ const TABLES: &[TableInfo] = &[
         description: "one row per chunk lost with its worker: the worker, its host, the tasks and the date",
         columns: &["worker", "host", "size", "first_task", "lost_s"],
     },
+    TableInfo {
+        name: "downtime",
+        description: "one row per period a worker's host is off (its state profile) until the makespan: the worker, its host, from and to",
+        columns: &["worker", "host", "from_s", "to_s"],
+    },
 ];
 
 struct Prepared {
@@ -315,6 +320,27 @@ impl Family for BagOfTasks {
             .map(|c| row(c.worker, c.size, c.first_task, &[c.lost]))
             .collect();
         let mut tables = BTreeMap::from([declared_table(TABLES, "lost_chunks", lost_rows)?]);
+        // Down periods come from the platform's state profiles, not from the run: what a
+        // timeline shades behind a worker's chunks (`down` of a timeline figure). Kept only when
+        // asked, since a periodic profile gives a row per cycle.
+        if spec.tables.iter().any(|t| t == "downtime") {
+            let mut rows = Vec::new();
+            for (worker, &host) in hosts.iter().enumerate() {
+                let host = spec.platform.host(host);
+                let Some(profile) = &host.state_profile else {
+                    continue;
+                };
+                for (from, to) in profile.off_intervals(outcome.makespan) {
+                    rows.push(vec![
+                        ParamValue::Int(worker as i64),
+                        ParamValue::Str(host.name.clone()),
+                        ParamValue::Float(from),
+                        ParamValue::Float(to),
+                    ]);
+                }
+            }
+            tables.extend([declared_table(TABLES, "downtime", rows)?]);
+        }
         if !record_chunks {
             return Ok(RunOutput {
                 metrics,

@@ -4,11 +4,12 @@
 //! What is drawn:
 //! - One group of bars per value of `x`, in order of first appearance in the data. Numbers are
 //!   categories too (in order of appearance, not sorted): bars compare configurations, they do
-//!   not plot a function of x.
+//!   not plot a function of x. When every group is a number, the groups are named as a lines
+//!   figure's x axis would write them, in one format ("1e8", "5e8"; [`category_names`]).
 //! - One bar per value of `series` (default `scheduler`) inside each group, always at the same
-//!   place and in the same colour (the lines' Okabe-Ito palette, by order of first appearance
-//!   over the whole figure), so a series missing from a group leaves a gap rather than moving
-//!   its neighbours.
+//!   place and in the same colour (the lines' Okabe-Ito palette, by the series' rank among
+//!   every series of the whole table, as lines), so a series missing from a group leaves a gap
+//!   rather than moving its neighbours, and one with no bar at all recolours no other.
 //! - The bar's height is the mean of `y` over the group's rows (the replications), computed by
 //!   the same code as lines ([`super::prepare`]), and its whisker the same 95% Student-t
 //!   interval; `error_bars = false` hides the whiskers but the CSV keeps the interval.
@@ -87,6 +88,9 @@ pub struct BarsData {
     pub categories: Vec<String>,
     /// The series, in order of first appearance over all panels.
     pub series_names: Vec<String>,
+    /// Each series' colour, as [`super::FigureData::styles`]: its rank among the series of
+    /// the whole table, so that it does not change when another series has no bar.
+    pub styles: Vec<usize>,
     /// Sub-plots.
     pub panels: Vec<BarPanel>,
     /// The baseline series' index, when the figure has a baseline present in the data.
@@ -123,6 +127,7 @@ pub fn prepare(
     let note = super::join_notes(thin, data.omitted_note());
     let categories = data.categories.unwrap_or_default();
     let series_names = data.series_names;
+    let styles = data.styles;
     let baseline = match &figure.baseline {
         None => None,
         Some(b) => match series_names.iter().position(|s| s == b.get_ref()) {
@@ -183,6 +188,7 @@ pub fn prepare(
     Ok(BarsData {
         categories,
         series_names,
+        styles,
         panels,
         baseline,
         note,
@@ -272,7 +278,7 @@ fn draw<DB: DrawingBackend>(
 ) -> Result<(), String> {
     let err = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
     let (plots, legend) = frame(root, figure, 28 * legend_rows as u32 + 8).map_err(err)?;
-    draw_legend(&legend, &legend_names(figure, data)).map_err(err)?;
+    draw_legend(&legend, &legend_names(figure, data), &data.styles).map_err(err)?;
     if let Some(note) = &data.note {
         draw_note(&legend, note, legend_rows - 1).map_err(err)?;
     }
@@ -352,6 +358,28 @@ fn min_max(values: impl Iterator<Item = f64>) -> Option<(f64, f64)> {
     })
 }
 
+/// The name under each group: its display label ([`FigureSpec::labels`]) when the figure gives
+/// one; else, when every group is a number, the number as a lines figure's x axis writes it
+/// (one [`AxisFormat`] over the groups, so a flop sweep reads "1e8", "5e8" as on a line plot,
+/// not "100000000", "500000000"); else the value's display text ([`FigureSpec::label`]).
+pub fn category_names(figure: &FigureSpec, data: &BarsData) -> Vec<String> {
+    let numbers: Option<Vec<f64>> = data
+        .categories
+        .iter()
+        .map(|c| c.parse::<f64>().ok().filter(|v| v.is_finite()))
+        .collect();
+    let format = numbers.as_ref().map(|n| AxisFormat::for_ticks(n));
+    data.categories
+        .iter()
+        .enumerate()
+        .map(|(i, c)| match (figure.labels.get(c), &numbers, format) {
+            (Some(label), _, _) => label.clone(),
+            (None, Some(n), Some(format)) => format.format(n[i]),
+            _ => figure.label(c).to_string(),
+        })
+        .collect()
+}
+
 /// The legend's text: each series' display label ([`FigureSpec::labels`]).
 fn legend_names(figure: &FigureSpec, data: &BarsData) -> Vec<String> {
     data.series_names.iter().map(|n| figure.label(n).to_string()).collect()
@@ -373,7 +401,7 @@ where
     Y::CoordDescType: plotters::coord::ranged1d::ValueFormatter<f64>,
 {
     let err = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
-    let cats: Vec<&str> = data.categories.iter().map(|c| figure.label(c)).collect();
+    let cats = category_names(figure, data);
     let n_cats = cats.len().max(1);
     // Group names that do not fit side by side are written vertically.
     let (width, _) = area.dim_in_pixel();
@@ -433,7 +461,7 @@ where
     let left = |b: &Bar| b.category as f64 - GROUP_WIDTH / 2.0 + b.series as f64 * bar_width;
     chart
         .draw_series(panel.bars.iter().map(|b| {
-            let color = style_of(b.series).color;
+            let color = style_of(data.styles[b.series]).color;
             Rectangle::new([(left(b), floor), (left(b) + bar_width, b.mean)], color.filled())
         }))
         .map_err(err)?;
@@ -480,13 +508,15 @@ where
     Ok(())
 }
 
-/// The series legend: a filled square in the series' colour, then its name.
+/// The series legend: a filled square in the series' colour (`styles` as
+/// [`BarsData::styles`]), then its name.
 fn draw_legend<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     names: &[String],
+    styles: &[usize],
 ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
     draw_legend_entries(area, names, 24, |area, x, y, i| {
-        let color = style_of(i).color;
+        let color = style_of(styles[i]).color;
         area.draw(&Rectangle::new([(x, y - 7), (x + 16, y + 7)], color.filled()))?;
         area.draw(&Rectangle::new(
             [(x, y - 7), (x + 16, y + 7)],
@@ -627,6 +657,37 @@ mod tests {
         assert_eq!(quick.baseline, None);
         let err = prepare(&figure("x_log = true"), &table(), keys(), "runs.csv", false).unwrap_err();
         assert!(err.to_string().contains("remove `x_log`"), "{err}");
+    }
+
+    #[test]
+    fn numeric_groups_are_written_as_the_lines_x_axis_writes_them() {
+        // Issue 38.10.3: a flop sweep's groups read "100000000" under bars and "1e8" on lines.
+        let mut t = table();
+        let col = t.column("program").unwrap();
+        for row in &mut t.rows {
+            row[col] = if row[col] == "fib" {
+                "100000000".into()
+            } else {
+                "500000000".into()
+            };
+        }
+        let fig = figure("");
+        let bars = prepare(&fig, &t, keys(), "runs.csv", false).unwrap();
+        assert_eq!(category_names(&fig, &bars), ["1e8", "5e8"]);
+        // The same format as the x axis of a lines figure over these values.
+        let lines = AxisFormat::for_ticks(&[1e8, 5e8]);
+        assert_eq!([lines.format(1e8), lines.format(5e8)], ["1e8", "5e8"]);
+        let dir = tempfile::tempdir().unwrap();
+        write(&fig, &bars, dir.path(), Media::Screen).unwrap();
+        let svg = std::fs::read_to_string(dir.path().join("b.svg")).unwrap();
+        assert!(svg.lines().any(|l| l.trim() == "1e8"), "no group named 1e8");
+        assert!(!svg.contains("100000000"), "a group is still written 100000000");
+        // The CSV keeps the values; a label still wins; text groups are unchanged.
+        assert_eq!(to_table(&bars).rows[0][1], "100000000");
+        let labelled = figure("labels = { '500000000' = '500 Mflop' }");
+        assert_eq!(category_names(&labelled, &bars), ["1e8", "500 Mflop"]);
+        let text = prepare(&fig, &table(), keys(), "runs.csv", false).unwrap();
+        assert_eq!(category_names(&fig, &text), ["fib", "tsp"]);
     }
 
     #[test]

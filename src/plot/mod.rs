@@ -40,7 +40,7 @@ pub mod style;
 pub mod timeline;
 pub mod trace;
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::sync::Once;
 
@@ -119,8 +119,14 @@ pub struct FigureData {
     pub panels: Vec<Panel>,
     /// Category names when x is not numeric.
     pub categories: Option<Vec<String>>,
-    /// Every series name across panels (one legend for the figure).
+    /// Every series name across panels (one legend for the figure), in order of first
+    /// appearance in the whole table.
     pub series_names: Vec<String>,
+    /// The style ([`style::style_of`]) of each series of `series_names`: the series' rank
+    /// among every series of the whole table, rows without a value and rows the figure does not
+    /// select included, so that a series keeps its colour and marker whichever others have
+    /// points (a series whose runs all stopped does not recolour the rest).
+    pub styles: Vec<usize>,
     /// Whether any point averages more than one value.
     pub replicated: bool,
     /// In a replicated figure, points averaged over fewer values have no interval and are
@@ -238,12 +244,13 @@ pub(crate) fn where_filters(figure: &FigureSpec, table: &CsvTable, source: &str)
 }
 
 /// The caption of the panel whose panels column `column` holds `key`: its display label when
-/// the figure gives one, else `column = key` (`column not set` for an empty value).
+/// the figure gives one, else `column = key` (`column not set` for an empty value), the key
+/// written as gridsim names it for figures ([`FigureSpec::value_names`]: a platform's label).
 pub(crate) fn panel_title(figure: &FigureSpec, column: &str, key: &str) -> String {
     match figure.labels.get(key) {
         Some(label) => label.clone(),
         None if key.is_empty() => format!("{column} not set"),
-        None => format!("{column} = {key}"),
+        None => format!("{column} = {}", figure.label(key)),
     }
 }
 
@@ -294,8 +301,18 @@ pub(crate) fn prepare_groups(
     drawn.extend(panels);
     drawn.extend(filters.iter().map(|(c, _)| *c));
     let mut folded: Vec<(usize, &str)> = Vec::new();
+    // A figure drawing runs.csv's `hosts` draws the platform too when each host count is one
+    // platform's (a sweep of cluster sizes).
+    let by_hosts = table.column("hosts").filter(|h| drawn.contains(h)).is_some_and(|h| {
+        let platform = table.column("platform");
+        let mut seen: BTreeMap<&str, &str> = BTreeMap::new();
+        platform.is_some_and(|p| {
+            rows.iter()
+                .all(|r| *seen.entry(r[h].as_str()).or_insert(r[p].as_str()) == r[p])
+        })
+    });
     for key in columns.keys {
-        if matches!(key.as_str(), "replication" | "seed") {
+        if matches!(key.as_str(), "replication" | "seed") || (key == "platform" && by_hosts) {
             continue;
         }
         let Some(c) = table.column(key) else { continue };
@@ -336,6 +353,36 @@ pub(crate) fn prepare_groups(
         );
     }
 
+    // A row's series: its value (an empty one gets a name in the legend) and the swept
+    // scheduler parameters folded into it.
+    let series_of = |r: &[String]| -> String {
+        let mut key = if r[series].is_empty() {
+            format!("{series_col} not set")
+        } else {
+            r[series].clone()
+        };
+        let swept: Vec<String> = folded
+            .iter()
+            .filter(|(c, _)| !r[*c].is_empty())
+            .map(|(c, key)| format!("{key}={}", r[*c]))
+            .collect();
+        if !swept.is_empty() {
+            key = format!("{key} ({})", swept.join(", "));
+        }
+        key
+    };
+    // Every series of the table, rows without a value included: styles follow this order, so
+    // they do not depend on which series have points in this figure.
+    let mut identity: Vec<String> = Vec::new();
+    let mut known: BTreeSet<String> = BTreeSet::new();
+    for r in &table.rows {
+        let key = series_of(r);
+        if !known.contains(&key) {
+            known.insert(key.clone());
+            identity.push(key);
+        }
+    }
+
     // Group: panel -> series -> x -> values, each level in order of first appearance.
     type Groups = Vec<(String, Vec<(String, Vec<(f64, Vec<f64>)>)>)>;
     let mut groups: Groups = Vec::new();
@@ -363,20 +410,7 @@ pub(crate) fn prepare_groups(
             None => r[x].parse::<f64>().unwrap_or(f64::NAN),
         };
         let panel_key = panels.map_or_else(String::new, |p| r[p].clone());
-        // An empty value (the parameter is absent from these runs) gets a name in the legend.
-        let mut series_key = if r[series].is_empty() {
-            format!("{series_col} not set")
-        } else {
-            r[series].clone()
-        };
-        let swept: Vec<String> = folded
-            .iter()
-            .filter(|(c, _)| !r[*c].is_empty())
-            .map(|(c, key)| format!("{key}={}", r[*c]))
-            .collect();
-        if !swept.is_empty() {
-            series_key = format!("{series_key} ({})", swept.join(", "));
-        }
+        let series_key = series_of(r);
         if !series_names.contains(&series_key) {
             series_names.push(series_key.clone());
         }
@@ -404,6 +438,9 @@ pub(crate) fn prepare_groups(
     if groups.is_empty() {
         bail!("figure '{name}': no finite value of '{}' to draw", figure.y.get_ref());
     }
+    let rank = |k: &String| identity.iter().position(|i| i == k).unwrap_or(identity.len());
+    series_names.sort_by_key(rank);
+    let styles: Vec<usize> = series_names.iter().map(rank).collect();
     let error_bars = figure.error_bars.unwrap_or(true);
     // A metric that is never negative in the data (a time, a count, a rate) keeps its interval
     // at or above 0: the Student-t interval is symmetric and would cross 0 for small means.
@@ -459,6 +496,7 @@ pub(crate) fn prepare_groups(
             panels,
             categories,
             series_names,
+            styles,
             replicated,
             min_replications,
             omitted,
@@ -518,8 +556,17 @@ pub fn draw_all(
         }
         Ok(())
     };
+    // Platforms are shown by their short labels: a generator's whole parameter string would
+    // overflow an axis or a legend (the CSVs keep the names).
+    let platform_names: BTreeMap<String, String> = manifest
+        .platforms
+        .iter()
+        .map(|p| (p.name.clone(), p.label.clone()))
+        .collect();
     for (index, spanned) in spec.figures.iter().enumerate() {
-        let figure = spanned.get_ref();
+        let mut figure = spanned.get_ref().clone();
+        figure.value_names = platform_names.clone();
+        let figure = &figure;
         let line = 1 + text[..spanned.span().start.min(text.len())].matches('\n').count();
         let located = || format!("{}:{line}", experiment_file.display());
         // An error about one field names its line and column and the field; others the
@@ -569,7 +616,13 @@ pub fn draw_all(
                 written.extend(bars::write(figure, &data, plots_dir, media)?);
             }
             FigureKind::Timeline => {
-                let data = timeline::prepare(figure, &table, columns, &csv_name).map_err(locate)?;
+                let down_name = figure.down.as_ref().map(|d| format!("{}.csv", d.get_ref()));
+                let down = match &down_name {
+                    Some(file) => Some((file.as_str(), read_table(&results_dir.join(file))?)),
+                    None => None,
+                };
+                let down = down.as_ref().map(|(file, t)| (*file, t));
+                let data = timeline::prepare_with_down(figure, &table, down, columns, &csv_name).map_err(locate)?;
                 ensure_dir()?;
                 written.extend(timeline::write(figure, &data, plots_dir, media)?);
             }
@@ -797,7 +850,7 @@ fn draw<DB: DrawingBackend>(
     let name = figure.name.get_ref();
     let per_panel = figure.per_panel_y().map_err(|m| format!("figure '{name}': {m}"))?;
     let (plots, legend) = frame(root, figure, 28 * legend_rows as u32 + 8).map_err(err)?;
-    draw_legend(&legend, legend_texts).map_err(err)?;
+    draw_legend(&legend, legend_texts, &data.styles).map_err(err)?;
     if let Some(note) = data.note() {
         draw_note(&legend, &note, legend_rows - 1).map_err(err)?;
     }
@@ -1003,7 +1056,7 @@ impl PanelCtx<'_> {
                     Some(_) => (index as f64 - (n - 1.0) / 2.0) * (0.6 / n).min(0.15),
                     None => 0.0,
                 };
-                Some((series, style_of(index), dx))
+                Some((series, style_of(self.data.styles[index]), dx))
             })
             .collect();
         // Lines join numeric x values only (categories have no order to interpolate): solid
@@ -1103,12 +1156,15 @@ fn legend_item_width(name: &str) -> u32 {
     50 + 10 * name.chars().count() as u32
 }
 
+/// The legend of a lines figure: each series' line and marker in its style (`styles`, as
+/// [`FigureData::styles`]), then its name.
 fn draw_legend<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     names: &[String],
+    styles: &[usize],
 ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
     draw_legend_entries(area, names, 38, |area, x, y, i| {
-        let style = style_of(i);
+        let style = style_of(styles[i]);
         draw_line_px(area, (x, y), (x + 30, y), &style)?;
         draw_marker_px(area, (x + 15, y), &style, false)
     })
@@ -1252,6 +1308,45 @@ mod tests {
     }
 
     #[test]
+    fn a_series_keeps_its_style_when_another_has_no_point() {
+        // Issue 38.10.4: when every run of B stopped (no value), C took B's colour and marker.
+        let mut t = runs(&[
+            ("a", 1, "A", 1.0),
+            ("a", 1, "B", 2.0),
+            ("a", 1, "C", 3.0),
+            ("a", 2, "A", 1.5),
+            ("a", 2, "B", 2.5),
+            ("a", 2, "C", 3.5),
+        ]);
+        for row in t.rows.iter_mut().filter(|r| r[3] == "B") {
+            row[5].clear();
+        }
+        let f = figure("error_bars = false");
+        let data = prepare(&f, &t, keys(), "runs.csv").unwrap();
+        assert_eq!(data.series_names, ["A", "C"]);
+        assert_eq!(data.styles, [0, 2]);
+        // As drawn: C's lines and legend in the third colour, nothing in B's.
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f.svg");
+        render(&f, &data, &path, Format::Svg).unwrap();
+        let svg = std::fs::read_to_string(path).unwrap();
+        let hex = |c: RGBColor| format!("#{:02X}{:02X}{:02X}", c.0, c.1, c.2);
+        assert!(
+            svg.contains(&hex(style::COLORS[2])),
+            "C is not drawn in the third colour"
+        );
+        assert!(!svg.contains(&hex(style::COLORS[1])), "a series is drawn in B's colour");
+        // Bars take the same colours.
+        let b: FigureSpec = toml::from_str("name = 'b'\nkind = 'bars'\nx = 'n'\ny = 'y'\npanels = 'p'").unwrap();
+        let bars = bars::prepare(&b, &t, keys(), "runs.csv", false).unwrap();
+        assert_eq!(bars.styles, [0, 2]);
+        let path = dir.path().join("b.svg");
+        bars::render(&b, &bars, &path, Format::Svg).unwrap();
+        let svg = std::fs::read_to_string(path).unwrap();
+        assert!(svg.contains(&hex(style::COLORS[2])) && !svg.contains(&hex(style::COLORS[1])));
+    }
+
+    #[test]
     fn per_panel_y_scales_fit_each_panel() {
         // Issue 18.15: one panel in seconds and one in thousands of seconds share an axis
         // unless the figure asks for one each.
@@ -1306,6 +1401,7 @@ mod tests {
             panels,
             categories: None,
             series_names: vec!["WQ".into(), "FAC2".into(), "AWF".into()],
+            styles: vec![0, 1, 2],
             replicated: false,
             min_replications: 1,
             omitted: 0,
@@ -1338,6 +1434,7 @@ mod tests {
             }],
             categories: None,
             series_names: vec!["s".into()],
+            styles: vec![0],
             replicated: false,
             min_replications: 1,
             omitted: 0,

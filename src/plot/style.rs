@@ -3,7 +3,9 @@
 //! top of the other (two schedulers that hand out the same chunks draw the same line: the
 //! dashes of the later one let the earlier one show through, and their markers differ).
 //!
-//! Series are styled by their index in the figure's legend and drawn in a fixed order: solid
+//! Series are styled by their rank among every series of the table a figure reads, rows
+//! without a value and rows the figure does not select included (`FigureData::styles`), so a
+//! series keeps its style whichever others have points; they are drawn in a fixed order: solid
 //! lines first, then dashed ones, each in legend order, then the error bars, then every marker,
 //! so a line never hides a marker.
 
@@ -59,7 +61,7 @@ pub struct SeriesStyle {
     pub dash: Option<(u32, u32)>,
 }
 
-/// The style of the series at `index` in the legend. The cycles have coprime lengths (7
+/// The style of the series of rank `index`. The cycles have coprime lengths (7
 /// colours, 5 markers, 3 dashes), so consecutive series differ in all three, and after the
 /// seven colours the marker and dash cycles are shifted so that the first 28 styles are
 /// distinct.

@@ -5,7 +5,10 @@
 //! - The source is a per-run table with one row per interval: `x` is where the interval
 //!   starts, `x_end` where it ends, `y` names its strip (a host, a PE index).
 //! - One strip per value of `y`, the first at the top: by increasing value when every value is
-//!   a number (so PE 2 comes before PE 10), else in order of first appearance.
+//!   a number (so PE 2 comes before PE 10), else in order of first appearance in the whole
+//!   table (not only the figure's rows). Every panel lists the same strips in the same order,
+//!   those of all its panels, so that panels compare row by row; a strip with no interval in
+//!   one run is empty in that panel.
 //! - One run per panel: `where` must fix every column that identifies runs (replications
 //!   included) except `panels`, whose values get one timeline each, stacked vertically and
 //!   sharing the time axis: from the earliest start to the latest end over the whole figure,
@@ -18,6 +21,11 @@
 //!   at the maximum), so fractions stay distinguishable. Value 0, an empty cell or no row is a
 //!   gap (white). A small legend maps values to grays: every integer when the values are
 //!   integers up to 8, else five values spread over the ramp.
+//! - With `down = "<table>"`, a per-run table with the `y` column and `from_s`, `to_s` (the
+//!   bag-of-tasks family's `downtime`: when each worker's host is off), each period is a light
+//!   gray band with a dark zigzag behind the intervals of its strip, in the panel of the same
+//!   run (matched by the `run` column), and the legend says "down". A strip that is only down
+//!   (a host off the whole run) gets a row too.
 //! - Intervals of one strip should not overlap; where they do, a pixel column keeps the gray
 //!   of the interval that reached it first (by start).
 //!
@@ -31,7 +39,7 @@
 //!    therefore holds at most one rectangle per pixel column whatever the number of rows, and
 //!    a strip busy with many sub-pixel intervals still shows as busy.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use anyhow::{anyhow, bail, Result};
@@ -62,6 +70,11 @@ const PANEL_EXTRA: u32 = 120;
 const MAX_STRIPS_HEIGHT: u32 = 1600;
 /// Most timelines one figure stacks: the picture must stay a size an image viewer opens.
 pub const MAX_PANELS: usize = 24;
+/// Fill of a down period (`down`): lighter than any interval, and hatched, so that it reads as
+/// "not there" beside the lightest shade (level 210).
+const DOWN_FILL: RGBColor = RGBColor(232, 232, 232);
+/// The zigzag over a down period.
+const DOWN_HATCH: RGBColor = RGBColor(120, 120, 120);
 
 /// One interval of a strip.
 #[derive(Clone, Debug, PartialEq)]
@@ -79,10 +92,13 @@ pub struct Interval {
 pub struct TimelinePanel {
     /// Caption (`column = value`), `None` without panels.
     pub title: Option<String>,
-    /// Strip names (values of `y`), top first.
+    /// Strip names (values of `y`), top first: the same in every panel of a figure.
     pub strips: Vec<String>,
     /// Each strip's intervals by increasing start, merged (see the module documentation).
     pub intervals: Vec<Vec<Interval>>,
+    /// Each strip's down periods `(from, to)` by increasing start, overlapping ones merged
+    /// (empty without `down`).
+    pub down: Vec<Vec<(f64, f64)>>,
 }
 
 /// Everything needed to draw a timeline figure.
@@ -97,10 +113,29 @@ pub struct TimelineData {
     pub legend: Vec<(String, u8)>,
 }
 
+impl TimelineData {
+    /// Whether some strip has a down period (the legend then says what the bands are).
+    pub fn has_down(&self) -> bool {
+        self.panels.iter().any(|p| p.down.iter().any(|d| !d.is_empty()))
+    }
+}
+
 /// Reads the intervals of `table` for a timeline `figure`: keeps the rows its `where` selects,
 /// checks that each panel holds one run (`key_columns` identify runs), maps shades to grays
 /// and merges adjacent intervals of equal gray. `source` names the CSV file in messages.
 pub fn prepare(figure: &FigureSpec, table: &CsvTable, columns: RunColumns<'_>, source: &str) -> Result<TimelineData> {
+    prepare_with_down(figure, table, None, columns, source)
+}
+
+/// [`prepare`], with the down periods of the figure's `down` table, `down` as (its CSV file's
+/// name, its rows), read by the caller.
+pub fn prepare_with_down(
+    figure: &FigureSpec,
+    table: &CsvTable,
+    down: Option<(&str, &CsvTable)>,
+    columns: RunColumns<'_>,
+    source: &str,
+) -> Result<TimelineData> {
     let key_columns = columns.keys;
     let name = figure.name.get_ref();
     let column = |c: &str| figure_column(figure, table, source, c);
@@ -190,8 +225,12 @@ pub fn prepare(figure: &FigureSpec, table: &CsvTable, columns: RunColumns<'_>, s
     let mut span = (f64::INFINITY, f64::NEG_INFINITY);
     let mut max_value: f64 = 0.0;
     let mut integers = true;
-    let mut raw_panels: Vec<(String, Vec<Raw>)> = Vec::new();
+    let mut raw_panels: Vec<(String, Vec<Raw>, Option<String>)> = Vec::new();
+    // The run each panel draws (its rows share it: checked above), to find its down periods.
+    let run_column = table.column("run");
+    let run_of = |rows: &[&Vec<String>]| -> Option<String> { Some(rows.first()?[run_column?].clone()) };
     for (key, group) in groups {
+        let group_rows: Vec<&Vec<String>> = group.iter().map(|(_, r)| *r).collect();
         let mut raw = Vec::with_capacity(group.len());
         for (i, r) in group {
             let (Some(s), Some(e)) = (number(i, r, start, "")?, number(i, r, end, "")?) else {
@@ -228,7 +267,7 @@ pub fn prepare(figure: &FigureSpec, table: &CsvTable, columns: RunColumns<'_>, s
                 value,
             });
         }
-        raw_panels.push((key, raw));
+        raw_panels.push((key, raw, run_of(&group_rows)));
     }
     if raw_panels.len() > MAX_PANELS {
         bail!(
@@ -243,6 +282,61 @@ pub fn prepare(figure: &FigureSpec, table: &CsvTable, columns: RunColumns<'_>, s
             x_end_name.get_ref()
         );
     }
+    // Down periods by panel, as (strip, from, to); they widen the time axis like intervals.
+    let mut down_panels: Vec<Vec<(String, f64, f64)>> = vec![Vec::new(); raw_panels.len()];
+    if let Some((down_source, down_table)) = down {
+        let down_column = |c: &str| {
+            down_table.column(c).ok_or_else(|| {
+                anyhow!(
+                    "figure '{name}': `down` table {down_source} has no column '{c}' (columns: {})",
+                    down_table.header.join(", ")
+                )
+            })
+        };
+        let (run, strip, from, to) = (
+            down_column("run")?,
+            down_column(figure.y.get_ref())?,
+            down_column("from_s")?,
+            down_column("to_s")?,
+        );
+        if run_column.is_none() {
+            bail!("figure '{name}': {source} has no `run` column to match its runs with those of `down`");
+        }
+        let panel_of: BTreeMap<&str, usize> = raw_panels
+            .iter()
+            .enumerate()
+            .filter_map(|(i, (_, _, run))| Some((run.as_deref()?, i)))
+            .collect();
+        for (i, r) in down_table.rows.iter().enumerate() {
+            let Some(&p) = panel_of.get(r[run].as_str()) else {
+                continue;
+            };
+            let value = |c: usize| -> Result<Option<f64>> {
+                match r[c].as_str() {
+                    "" => Ok(None),
+                    text => text.parse::<f64>().ok().filter(|v| v.is_finite()).map(Some).ok_or_else(|| {
+                        anyhow!(
+                            "figure '{name}': column '{}' holds '{text}' (row {} of {down_source}), not a finite number",
+                            down_table.header[c],
+                            i + 1
+                        )
+                    }),
+                }
+            };
+            let (Some(f), Some(t)) = (value(from)?, value(to)?) else {
+                continue;
+            };
+            if t < f {
+                bail!(
+                    "figure '{name}': the down period of row {} of {down_source} ends (to_s = {t}) before it starts (from_s = {f})",
+                    i + 1
+                );
+            }
+            span = (span.0.min(f), span.1.max(t));
+            down_panels[p].push((r[strip].clone(), f, t));
+        }
+    }
+
     // Simulated time starts at 0: show it unless the intervals start far from it.
     if span.0 > 0.0 && span.0 <= 0.1 * span.1 {
         span.0 = 0.0;
@@ -251,17 +345,44 @@ pub fn prepare(figure: &FigureSpec, table: &CsvTable, columns: RunColumns<'_>, s
         span.1 = span.0 + 1.0;
     }
 
+    // Every panel lists the same strips in the same order, so that panels compare row by row
+    // (the same host on the same row): the strips any panel draws, in order of first appearance
+    // over the whole table rather than in each run (runs hand their first chunks to different
+    // hosts), which also gives two figures of one table the same order.
+    // A strip the intervals table never names (a host off in every run) comes after the
+    // others, in the order of the down table.
+    let only_down = down_panels.iter().flatten().map(|(s, _, _)| s.as_str());
+    let drawn: BTreeSet<&str> = raw_panels
+        .iter()
+        .flat_map(|(_, raw, _)| raw.iter().map(|r| r.strip.as_str()))
+        .chain(only_down.clone())
+        .collect();
+    let mut seen: BTreeSet<&str> = BTreeSet::new();
+    let names: Vec<&str> = table
+        .rows
+        .iter()
+        .map(|r| r[strip].as_str())
+        .chain(only_down)
+        .filter(|s| drawn.contains(s) && seen.insert(s))
+        .collect();
+    let strips = order_strips(names);
+    let strip_index: BTreeMap<&str, usize> = strips.iter().enumerate().map(|(i, s)| (s.as_str(), i)).collect();
+
     let ramp = Ramp { max: max_value };
     let panels = raw_panels
         .into_iter()
-        .map(|(key, raw)| {
-            let mut names: Vec<&str> = Vec::new();
-            for r in &raw {
-                if !names.contains(&r.strip.as_str()) {
-                    names.push(&r.strip);
+        .zip(down_panels)
+        .map(|((key, raw, _), down)| {
+            let mut down_strips: Vec<Vec<(f64, f64)>> =
+                vec![Vec::new(); if down.is_empty() { 0 } else { strips.len() }];
+            for (strip, f, t) in down {
+                if let Some(&s) = strip_index.get(strip.as_str()) {
+                    down_strips[s].push((f, t));
                 }
             }
-            let strips = order_strips(names);
+            for periods in &mut down_strips {
+                *periods = merge_periods(std::mem::take(periods));
+            }
             let mut intervals: Vec<Vec<Interval>> = vec![Vec::new(); strips.len()];
             for r in &raw {
                 let gray = match r.value {
@@ -271,7 +392,7 @@ pub fn prepare(figure: &FigureSpec, table: &CsvTable, columns: RunColumns<'_>, s
                         None => continue,
                     },
                 };
-                if let Some(s) = strips.iter().position(|n| *n == r.strip) {
+                if let Some(&s) = strip_index.get(r.strip.as_str()) {
                     intervals[s].push(Interval {
                         start: r.start,
                         end: r.end,
@@ -284,8 +405,9 @@ pub fn prepare(figure: &FigureSpec, table: &CsvTable, columns: RunColumns<'_>, s
             }
             TimelinePanel {
                 title: figure.panels.as_ref().map(|c| panel_title(figure, c.get_ref(), &key)),
-                strips,
+                strips: strips.clone(),
                 intervals,
+                down: down_strips,
             }
         })
         .collect();
@@ -309,6 +431,19 @@ pub fn order_strips(names: Vec<&str>) -> Vec<String> {
         order.sort_by(|&a, &b| numbers[a].total_cmp(&numbers[b]));
     }
     order.into_iter().map(|i| names[i].to_string()).collect()
+}
+
+/// Sorts a strip's down periods by start and merges those that touch or overlap.
+fn merge_periods(mut periods: Vec<(f64, f64)>) -> Vec<(f64, f64)> {
+    periods.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.total_cmp(&b.1)));
+    let mut merged: Vec<(f64, f64)> = Vec::with_capacity(periods.len());
+    for (from, to) in periods {
+        match merged.last_mut() {
+            Some(last) if from <= last.1 => last.1 = last.1.max(to),
+            _ => merged.push((from, to)),
+        }
+    }
+    merged
 }
 
 /// Merges, in one strip, intervals of the same gray that touch or overlap; sorts by start.
@@ -406,7 +541,11 @@ pub fn render(figure: &FigureSpec, data: &TimelineData, path: &Path, format: For
     let strips = data.panels.iter().map(|p| p.strips.len()).max().unwrap_or(1).max(1);
     let panel_height = PANEL_EXTRA + (strips as f64 * strip_height(strips)).round() as u32;
     let title = if figure.title.is_some() { 44 } else { 0 };
-    let legend = if data.legend.is_empty() { 0 } else { 40 };
+    let legend = if data.legend.is_empty() && !data.has_down() {
+        0
+    } else {
+        40
+    };
     let height = title + legend + panel_height * data.panels.len().max(1) as u32;
     draw_to_file!(path, format, (WIDTH, height), |root| draw(root, figure, data, legend))
 }
@@ -419,8 +558,12 @@ fn draw<DB: DrawingBackend>(
 ) -> Result<(), String> {
     let err = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
     let (plots, legend) = frame(root, figure, legend_height).map_err(err)?;
-    if let Some(shade) = &figure.shade {
-        draw_shade_legend(&legend, shade.get_ref(), &data.legend).map_err(err)?;
+    let shade = figure
+        .shade
+        .as_ref()
+        .map(|s| (s.get_ref().as_str(), data.legend.as_slice()));
+    if shade.is_some() || data.has_down() {
+        draw_shade_legend(&legend, shade, data.has_down()).map_err(err)?;
     }
     let areas = plots.split_evenly((data.panels.len().max(1), 1));
     for (area, panel) in areas.iter().zip(&data.panels) {
@@ -501,6 +644,30 @@ fn draw_panel<DB: DrawingBackend>(
         let (_, top) = chart.backend_coord(&(t0, (n - i) as f64));
         let (_, bottom) = chart.backend_coord(&(t0, (n - 1 - i) as f64));
         let (top, bottom) = (top + gap - base.1, bottom - gap - base.1);
+        // Down periods first, so that the intervals (which should not overlap them) stay on
+        // top; resampled at the pixel like intervals.
+        let down: Vec<Interval> = panel
+            .down
+            .get(i)
+            .into_iter()
+            .flatten()
+            .map(|&(start, end)| Interval { start, end, gray: 0 })
+            .collect();
+        for (p0, p1, _) in pixel_runs(&down, t0, f64::from(a - base.0), scale) {
+            let (p0, p1) = (p0.max(a - base.0), p1.min(b - base.0));
+            if p1 <= p0 {
+                continue;
+            }
+            area.draw(&Rectangle::new([(p0, top), (p1, bottom)], DOWN_FILL.filled()))
+                .map_err(err)?;
+            if bottom - top >= 6 {
+                area.draw(&PathElement::new(
+                    zigzag(p0, p1, top + 1, bottom - 1),
+                    DOWN_HATCH.stroke_width(1),
+                ))
+                .map_err(err)?;
+            }
+        }
         for (p0, p1, gray) in pixel_runs(intervals, t0, f64::from(a - base.0), scale) {
             // Rounding must not push a rectangle over the axes.
             let (p0, p1) = (p0.max(a - base.0), p1.min(b - base.0));
@@ -634,11 +801,31 @@ impl PixelStrip {
     }
 }
 
-/// `shade: [ ] 1 [ ] 2 ...`, centred.
+/// A zigzag between `top` and `bottom` across pixels `p0..p1`, one segment per strip height:
+/// the hatching of a down period, one path whatever its length.
+fn zigzag(p0: i32, p1: i32, top: i32, bottom: i32) -> Vec<(i32, i32)> {
+    let step = (bottom - top).max(2);
+    let mut points = Vec::new();
+    let mut x = p0;
+    let mut low = true;
+    while x < p1 {
+        points.push((x, if low { bottom } else { top }));
+        x += step;
+        low = !low;
+    }
+    // The last segment ends at p1, where the line from the last vertex reaches.
+    let (lx, ly) = *points.last().unwrap_or(&(p0, bottom));
+    let target = if low { bottom } else { top };
+    points.push((p1, ly + (target - ly) * (p1 - lx) / step));
+    points
+}
+
+/// `shade: [ ] 1 [ ] 2 ...` (the shade column and its entries), then `[/\/] down` when some
+/// strip is down, centred.
 fn draw_shade_legend<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
-    column: &str,
-    entries: &[(String, u8)],
+    shade: Option<(&str, &[(String, u8)])>,
+    down: bool,
 ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
     let (width, _) = area.dim_in_pixel();
     let font = (FAMILY, 15)
@@ -646,12 +833,32 @@ fn draw_shade_legend<DB: DrawingBackend>(
         .color(&BLACK)
         .pos(Pos::new(HPos::Left, VPos::Center));
     let text_width = |s: &str| area.estimate_text_size(s, &font).map_or(9 * s.len() as u32, |(w, _)| w) as i32;
-    let label = format!("{column}:");
-    let total: i32 = text_width(&label) + 12 + entries.iter().map(|(s, _)| 26 + text_width(s) + 16).sum::<i32>();
+    let label = shade.map(|(column, _)| format!("{column}:"));
+    let entries = shade.map_or(&[][..], |(_, e)| e);
+    let down_label = "down";
+    let total: i32 = label.as_deref().map_or(0, |l| text_width(l) + 12)
+        + entries.iter().map(|(s, _)| 26 + text_width(s) + 16).sum::<i32>()
+        + if down { 26 + text_width(down_label) } else { 0 };
     let mut x = (width as i32 - total).max(0) / 2;
     let y = 18;
-    area.draw(&Text::new(label.clone(), (x, y), font.clone()))?;
-    x += text_width(&label) + 12;
+    if let Some(label) = &label {
+        area.draw(&Text::new(label.clone(), (x, y), font.clone()))?;
+        x += text_width(label) + 12;
+    }
+    if down {
+        // Drawn last, at the right end.
+        let end = x + entries.iter().map(|(s, _)| 26 + text_width(s) + 16).sum::<i32>();
+        area.draw(&Rectangle::new([(end, y - 7), (end + 20, y + 7)], DOWN_FILL.filled()))?;
+        area.draw(&PathElement::new(
+            zigzag(end, end + 20, y - 6, y + 6),
+            DOWN_HATCH.stroke_width(1),
+        ))?;
+        area.draw(&Rectangle::new(
+            [(end, y - 7), (end + 20, y + 7)],
+            BLACK.stroke_width(1),
+        ))?;
+        area.draw(&Text::new(down_label, (end + 26, y), font.clone()))?;
+    }
     for (text, gray) in entries {
         area.draw(&Rectangle::new(
             [(x, y - 7), (x + 20, y + 7)],
@@ -744,6 +951,75 @@ mod tests {
         let data = prepare(&figure(""), &t, keys(), "steps.csv").unwrap();
         assert_eq!(data.panels[0].strips, ["1", "2", "10"]);
         assert_eq!(order_strips(vec!["b", "a", "10", "2"]), ["b", "a", "10", "2"]);
+    }
+
+    #[test]
+    fn every_panel_lists_the_same_strips_in_the_same_order() {
+        // Issue 38.10.1: each run listed its hosts in the order it first used them, so row k
+        // of one panel was not the host of row k of the next.
+        let t = table(&[
+            (0, "RS", 0, "hostB", 0.0, 1.0, 1.0),
+            (0, "RS", 0, "hostA", 0.0, 1.0, 1.0),
+            (1, "CRS", 0, "hostA", 0.0, 1.0, 1.0),
+            (1, "CRS", 0, "hostC", 0.0, 1.0, 1.0),
+            (1, "CRS", 0, "hostB", 1.0, 2.0, 1.0),
+            // A host of another replication, which the figure does not draw.
+            (2, "CRS", 1, "hostD", 0.0, 1.0, 1.0),
+        ]);
+        let data = prepare(
+            &figure("panels = 'scheduler'\nwhere = { replication = 0 }"),
+            &t,
+            keys(),
+            "steps.csv",
+        )
+        .unwrap();
+        for panel in &data.panels {
+            assert_eq!(panel.strips, ["hostB", "hostA", "hostC"], "{:?}", panel.title);
+        }
+        // RS never used hostC: its row is there, empty; CRS used hostB last, on row 0.
+        assert!(data.panels[0].intervals[2].is_empty());
+        assert_eq!(data.panels[1].intervals[0][0].start, 1.0);
+    }
+
+    #[test]
+    fn down_periods_go_to_their_run_and_strip() {
+        let t = table(&[(0, "RS", 0, "0", 0.0, 2.0, 1.0), (0, "RS", 0, "1", 0.0, 2.0, 1.0)]);
+        let mut down = CsvTable::new(["run", "pe", "from_s", "to_s"].iter().map(|s| s.to_string()).collect());
+        for row in [
+            ["0", "2", "0", "5"],
+            ["0", "0", "3", "4"],
+            ["0", "0", "3.5", "6"],
+            ["9", "1", "0", "1"],
+        ] {
+            down.rows.push(row.map(String::from).to_vec());
+        }
+        let fig = figure("down = 'downtime'");
+        let data = prepare_with_down(&fig, &t, Some(("downtime.csv", &down)), keys(), "steps.csv").unwrap();
+        let panel = &data.panels[0];
+        // PE 2 is only down: it gets a strip; overlapping periods merge; run 9's is not drawn.
+        assert_eq!(panel.strips, ["0", "1", "2"]);
+        assert_eq!(panel.down, vec![vec![(3.0, 6.0)], vec![], vec![(0.0, 5.0)]]);
+        assert_eq!(data.span, (0.0, 6.0));
+        assert!(data.has_down());
+        down.rows[0][3] = "-1".into();
+        let err = prepare_with_down(&fig, &t, Some(("downtime.csv", &down)), keys(), "steps.csv").unwrap_err();
+        assert!(
+            err.to_string()
+                .contains("row 1 of downtime.csv ends (to_s = -1) before it starts"),
+            "{err}"
+        );
+        let err = prepare_with_down(&fig, &t, Some(("lost.csv", &t)), keys(), "steps.csv").unwrap_err();
+        assert!(
+            err.to_string().contains("`down` table lost.csv has no column 'from_s'"),
+            "{err}"
+        );
+        // A zigzag stays inside its band.
+        let z = zigzag(10, 35, 0, 8);
+        assert_eq!((z[0], *z.last().unwrap()), ((10, 8), (35, 1)));
+        assert!(
+            z.iter().all(|&(x, y)| (10..=35).contains(&x) && (0..=8).contains(&y)),
+            "{z:?}"
+        );
     }
 
     #[test]

@@ -1,8 +1,11 @@
 //! `gridsim trace plot`: a trace's arrivals over time and its run time and size distributions,
 //! drawn with the experiment figures' renderer.
 //!
-//! - `arrivals`: jobs submitted per bin (one hour when the trace spans up to 10 days, one day
-//!   beyond), against time from the first submission.
+//! - `arrivals`: jobs submitted per bin (one minute when the trace spans less than two hours,
+//!   one hour up to 30 days, one day beyond), against time from the first submission.
+//! - Time axes are in the unit the span calls for ([`time_unit`]): seconds below two hours,
+//!   hours below two days, days beyond, named in the axis label; a 3000 s trace is not drawn
+//!   over 0.03 days.
 //! - `runtime-ccdf`: the fraction of jobs whose run time exceeds x, on log-log axes (jobs with
 //!   run time 0 cannot sit on a log axis; the title counts them).
 //! - `size-ccdf`: the fraction of jobs using at least x processors (not drawn for the process
@@ -37,6 +40,7 @@ pub fn draw(path: &Path, format: Option<TraceFormat>, out: &Path) -> Result<Vec<
         let avail = availability(events, &AvailabilityOptions::default()).map_err(|e| located(path, &e))?;
         create_out()?;
         let span = avail.span_s.max(1.0);
+        let (unit_s, unit) = time_unit(span);
         let steps = 500usize;
         let points = (0..=steps)
             .map(|i| {
@@ -46,13 +50,13 @@ pub fn draw(path: &Path, format: Option<TraceFormat>, out: &Path) -> Result<Vec<
                     .iter()
                     .filter(|n| state_at(n.profile.events(), t) != 0.0)
                     .count();
-                point(t / 86400.0, up as f64)
+                point(t / unit_s, up as f64)
             })
             .collect();
         let figure = spec_figure(
             "nodes-up",
             &format!("nodes up ({} nodes)", avail.nodes.len()),
-            "time since the first event (days)",
+            &format!("time since the first event ({unit})"),
             "nodes up",
             false,
             false,
@@ -81,13 +85,17 @@ pub fn draw(path: &Path, format: Option<TraceFormat>, out: &Path) -> Result<Vec<
 
     create_out()?;
 
-    // Arrivals per bin.
+    // Arrivals per bin: bins short enough to show the trace's shape, on a time axis in the
+    // span's unit.
     let span = jobs.last().map_or(0.0, |j| j.submit_s);
-    let (bin, unit) = if span <= 30.0 * 86400.0 {
-        (3600.0, "hours")
+    let (bin, per) = if span < 2.0 * 3600.0 {
+        (60.0, "minute")
+    } else if span <= 30.0 * 86400.0 {
+        (3600.0, "hour")
     } else {
-        (86400.0, "days")
+        (86400.0, "day")
     };
+    let (unit_s, unit) = time_unit(span);
     let bins = (span / bin).floor() as usize + 1;
     let mut counts = vec![0u64; bins];
     for job in jobs {
@@ -97,9 +105,8 @@ pub fn draw(path: &Path, format: Option<TraceFormat>, out: &Path) -> Result<Vec<
     let points = counts
         .iter()
         .enumerate()
-        .map(|(i, &c)| point(i as f64, c as f64))
+        .map(|(i, &c)| point(i as f64 * bin / unit_s, c as f64))
         .collect();
-    let per = if unit == "hours" { "hour" } else { "day" };
     let figure = spec_figure(
         "arrivals",
         &format!("{} jobs, arrivals per {per}", jobs.len()),
@@ -158,6 +165,19 @@ pub fn draw(path: &Path, format: Option<TraceFormat>, out: &Path) -> Result<Vec<
     Ok(written)
 }
 
+/// The unit of a time axis over `span_s` seconds, as (seconds per unit, name): seconds below
+/// two hours, hours below two days, days beyond, so that ticks stay numbers a reader knows
+/// (0 to 3000 s, 0 to 40 h, 0 to 30 days) and never fractions of a day for a short trace.
+pub fn time_unit(span_s: f64) -> (f64, &'static str) {
+    if span_s < 2.0 * 3600.0 {
+        (1.0, "s")
+    } else if span_s < 2.0 * 86400.0 {
+        (3600.0, "h")
+    } else {
+        (86400.0, "days")
+    }
+}
+
 fn point(x: f64, y: f64) -> Point {
     Point {
         x,
@@ -179,6 +199,7 @@ fn one_series(name: &str, points: Vec<Point>) -> FigureData {
         }],
         categories: None,
         series_names: vec![name.to_string()],
+        styles: vec![0],
         replicated: false,
         min_replications: 1,
         omitted: 0,
@@ -226,6 +247,46 @@ fn state_at(events: &[(f64, f64)], t: f64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn time_axes_are_in_the_unit_of_the_span() {
+        // Issue 38.10.5: a 1000 s availability trace was drawn over 0 to 0.012 days.
+        assert_eq!(time_unit(3000.0), (1.0, "s"));
+        assert_eq!(time_unit(2.0 * 3600.0), (3600.0, "h"));
+        assert_eq!(time_unit(40.0 * 3600.0), (3600.0, "h"));
+        assert_eq!(time_unit(2.0 * 86400.0), (86400.0, "days"));
+        let dir = tempfile::tempdir().unwrap();
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        // two-nodes.tab spans 1000 s.
+        draw(&root.join("tests/data/traces/two-nodes.tab"), None, dir.path()).unwrap();
+        let svg = std::fs::read_to_string(dir.path().join("nodes-up.svg")).unwrap();
+        let lines: Vec<&str> = svg.lines().map(str::trim).collect();
+        assert!(lines.contains(&"time since the first event (s)"), "no axis in seconds");
+        assert!(lines.contains(&"1000"), "no tick at 1000 s");
+        // Jobs submitted over 3000 s: per minute, on an axis in seconds.
+        let swf: String = [0, 10, 1500, 3000]
+            .iter()
+            .enumerate()
+            .map(|(i, t)| {
+                format!(
+                    "{} {t} 0 {} 1 -1 -1 1 500 -1 1 1 1 -1 1 -1 -1 -1\n",
+                    i + 1,
+                    100 * (i + 1)
+                )
+            })
+            .collect();
+        let trace = dir.path().join("short.swf");
+        std::fs::write(&trace, swf).unwrap();
+        draw(&trace, None, dir.path()).unwrap();
+        let svg = std::fs::read_to_string(dir.path().join("arrivals.svg")).unwrap();
+        let lines: Vec<&str> = svg.lines().map(str::trim).collect();
+        assert!(
+            lines.contains(&"time since the first submission (s)"),
+            "no axis in seconds"
+        );
+        assert!(lines.contains(&"4 jobs, arrivals per minute"), "not per minute");
+        assert!(lines.contains(&"3000"), "no tick at 3000 s");
+    }
 
     #[test]
     fn ccdf_of_a_small_sample() {

@@ -61,10 +61,26 @@ pub struct Manifest {
     pub param_columns: Vec<String>,
     /// Every run, by index.
     pub runs: Vec<ManifestRun>,
+    /// Every platform of the sweep: its name (the `platform` column's value), the label
+    /// figures show for it and its host count (runs.csv's `hosts` column). Empty in a manifest
+    /// written before figures had platform labels: figures then show the names.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub platforms: Vec<ManifestPlatform>,
     /// The experiment file the sweep was run from (absolute), whose figures `gridsim plot`
     /// draws while it exists; not part of what identifies the sweep (see [`Manifest::same_sweep`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source: Option<PathBuf>,
+}
+
+/// One platform in the manifest.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ManifestPlatform {
+    /// As the `platform` column holds it.
+    pub name: String,
+    /// What figures show for it ([`crate::experiment::PlatformEntry::label`]).
+    pub label: String,
+    /// Its number of hosts.
+    pub hosts: usize,
 }
 
 /// One run in the manifest.
@@ -126,6 +142,15 @@ impl Manifest {
                 .collect(),
             source: std::path::absolute(&experiment.file).ok(),
             param_columns,
+            platforms: experiment
+                .platforms
+                .iter()
+                .map(|p| ManifestPlatform {
+                    name: p.name.clone(),
+                    label: p.label.clone(),
+                    hosts: p.platform.hosts.len(),
+                })
+                .collect(),
         }
     }
 
@@ -407,12 +432,25 @@ pub fn write_csvs(results_dir: &Path, manifest: &Manifest) -> Result<Vec<PathBuf
         .collect();
     if let Some(clash) = metrics
         .iter()
-        .find(|m| key_set.contains(*m) || **m == "run" || **m == "events")
+        .find(|m| key_set.contains(*m) || matches!(**m, "run" | "hosts" | "events"))
     {
         bail!("metric '{clash}' has the name of a column gridsim writes itself; the family must rename it");
     }
+    // A sweep over platforms also says each run's host count, right after its platform: what a
+    // reader of a platform sweep plots against.
+    let platform_at = manifest.key_columns.iter().position(|c| c == "platform");
+    let hosts_of = |name: &str| {
+        manifest
+            .platforms
+            .iter()
+            .find(|p| p.name == name)
+            .map_or_else(String::new, |p| p.hosts.to_string())
+    };
     let mut header = vec!["run".to_string()];
     header.extend(manifest.key_columns.iter().cloned());
+    if let Some(i) = platform_at {
+        header.insert(i + 2, "hosts".into());
+    }
     header.extend(metrics.iter().map(|m| m.to_string()));
     header.push("events".into());
     // Only sweeps with a stopped run have the column: other CSVs keep their shape.
@@ -425,6 +463,9 @@ pub fn write_csvs(results_dir: &Path, manifest: &Manifest) -> Result<Vec<PathBuf
     for (index, (run, record)) in manifest.runs.iter().zip(&records).enumerate() {
         let mut row = vec![index.to_string()];
         row.extend(run.keys.iter().cloned());
+        if let Some(i) = platform_at {
+            row.insert(i + 2, hosts_of(&run.keys[i]));
+        }
         row.extend(
             metrics
                 .iter()
