@@ -3,7 +3,8 @@
 //! sweep removes the temporaries of a killed one, an
 //! infinite metric fails its run by name, `--jobs` above the core count is
 //! warned about, replay refuses negative amounts and names its file, and type errors in
-//! experiment files name the field in plain words.
+//! experiment files name the field in plain words. And of issue 38: a replay ends whatever its
+//! profiles.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -205,7 +206,14 @@ fn a_run_that_can_never_progress_ends_and_says_so() {
     )
     .unwrap();
     let out = gridsim().arg("replay").arg(&scenario).output().unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    // Issue 38: an activity that does not finish fails the command, naming the scenario.
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("s.json: 1 of 2 activities did not finish")
+            && stderr.contains("s.json:2: activity 0: never completes: its resources can no longer let it progress"),
+        "{stderr}"
+    );
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
         text.contains(r#""finish":null,"failed":true,"error":"never completes"#),
@@ -215,6 +223,71 @@ fn a_run_that_can_never_progress_ends_and_says_so() {
         text.contains(r#""index":1,"kind":"exec","start":0.0,"finish":1.0,"failed":false"#),
         "{text}"
     );
+}
+
+/// Runs `gridsim replay` on a scenario of one 1000-byte comm from a to b over a 7e15 s latency
+/// link, host a having `profile` (XML attributes) or none; kills it after 60 s (a hang).
+fn replay_7e15_latency(profile: &str) -> (Option<i32>, String, String) {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("per.txt"), "PERIODICITY 10\n0 1\n5 0.5\n").unwrap();
+    std::fs::write(
+        dir.path().join("p.xml"),
+        format!(
+            r#"<?xml version='1.0'?>
+<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
+<platform version="4.1">
+  <zone id="z" routing="Full">
+    <host id="a" speed="1Gf" {profile}/>
+    <host id="b" speed="1Gf"/>
+    <link id="l" bandwidth="10MBps" latency="7e15s"/>
+    <route src="a" dst="b"><link_ctn id="l"/></route>
+  </zone>
+</platform>"#
+        ),
+    )
+    .unwrap();
+    let scenario = dir.path().join("s.json");
+    std::fs::write(
+        &scenario,
+        r#"{"platform": "p.xml", "activities": [{"kind": "comm", "src": "a", "dst": "b", "bytes": 1000, "start": 0}]}"#,
+    )
+    .unwrap();
+    let mut child = gridsim()
+        .arg("replay")
+        .arg(&scenario)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let started = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if started.elapsed() > std::time::Duration::from_secs(60) {
+            child.kill().unwrap();
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    let out = child.wait_with_output().unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn a_periodic_profile_no_activity_uses_does_not_hold_a_replay_back() {
+    // Issue 38: the comm's latency phase ends at 13.01 × 7e15 s; a speed profile of period
+    // 10 s on one of its hosts (which a comm does not use) made that 2e16 profile events, and
+    // the replay never ended. It ends, with the date it has without the profile.
+    let (code, alone, stderr) = replay_7e15_latency("");
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(
+        alone.contains(r#""finish":9.107344109289426e+16,"failed":false"#),
+        "{alone}"
+    );
+    let (code, with_profile, stderr) = replay_7e15_latency(r#"speed_file="per.txt""#);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert_eq!(with_profile, alone);
 }
 
 #[test]

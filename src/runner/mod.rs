@@ -13,7 +13,7 @@
 //!   [`merge`].
 
 pub mod store;
-mod watchdog;
+pub(crate) mod watchdog;
 
 use std::fs;
 use std::io::IsTerminal;
