@@ -4,7 +4,7 @@
 //! infinite metric fails its run by name, `--jobs` above the core count is
 //! warned about, replay refuses negative amounts and names its file, and type errors in
 //! experiment files name the field in plain words. And of issue 38: a replay ends whatever its
-//! profiles.
+//! profiles, and `validate` warns about profiles finer than the engine's time precision.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -477,6 +477,66 @@ fn what_cannot_fit_in_memory_is_refused_before_it_starts_with_the_amount() {
     assert!(
         stderr.contains("e.toml:6:1: params.tasks: family 'bot' rejects run")
             && stderr.contains("the run's chunks table (parameter 'tasks' = 9223372036854775807) would need about"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn validate_warns_about_profiles_finer_than_the_engines_time_precision() {
+    // Issue 38: a state profile whose events come 1e-12 s apart makes 1e12 events a simulated
+    // second; its runs can only end by their event budget. validate says so, and still passes.
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("fast.txt"), "PERIODICITY 2e-12\n0 1\n1e-12 0\n").unwrap();
+    std::fs::write(dir.path().join("slow.txt"), "PERIODICITY 6e-9\n0 1\n3e-9 0\n").unwrap();
+    let platform = |state_file: &str| {
+        format!(
+            r#"<?xml version='1.0'?>
+<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
+<platform version="4.1">
+  <zone id="z" routing="Full">
+    <host id="m" speed="1Gf"/>
+    <host id="w1" speed="1Gf" state_file="{state_file}"/>
+    <host id="w2" speed="1Gf" state_file="{state_file}"/>
+    <link id="l" bandwidth="10MBps" latency="1ms"/>
+    <route src="m" dst="w1"><link_ctn id="l"/></route>
+    <route src="m" dst="w2"><link_ctn id="l"/></route>
+  </zone>
+</platform>"#
+        )
+    };
+    std::fs::write(dir.path().join("fast.xml"), platform("fast.txt")).unwrap();
+    std::fs::write(dir.path().join("slow.xml"), platform("slow.txt")).unwrap();
+    let validate = |platform: &str, availability: &str| {
+        let file = experiment(
+            dir.path(),
+            &format!(
+                "name = \"w\"\nfamily = \"bot\"\n[platform]\nfile = \"{platform}\"\n{availability}\
+                 [params]\ntasks = 10\ntask_flops = 1e9\n[[schedulers]]\nname = \"wq\"\n"
+            ),
+        );
+        let out = gridsim().arg("validate").arg(&file).output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert_eq!(out.status.code(), Some(0), "{stderr}");
+        stderr
+    };
+    let stderr = validate("fast.xml", "");
+    assert!(stderr.starts_with("gridsim: warning: "), "{stderr}");
+    assert!(
+        stderr.contains(
+            "e.toml: platform 'fast.xml': host 'w1' (and 1 other host): state profile: \
+             events 1e-12 s apart, closer than the engine's time precision (1e-9 s)"
+        ),
+        "{stderr}"
+    );
+    // 3e-9 s apart is within the engine's precision: no warning.
+    assert!(!validate("slow.xml", "").contains("warning"));
+    // A SimGrid profile given as [platform.availability] is named by its trace file.
+    let stderr = validate(
+        "slow.xml",
+        "[platform.availability]\ntrace = \"fast.txt\"\nformat = \"profile\"\n",
+    );
+    assert!(
+        stderr.contains("e.toml: platform.availability.trace 'fast.txt': the state profile: events 1e-12 s apart"),
         "{stderr}"
     );
 }

@@ -50,6 +50,7 @@ pub(crate) fn apply(
     path: &Path,
     spec: &toml::Spanned<AvailabilitySpec>,
     entries: &mut [PlatformEntry],
+    warnings: &mut Vec<String>,
 ) {
     let a = spec.get_ref();
     let name = a.trace.get_ref().clone();
@@ -127,6 +128,24 @@ pub(crate) fn apply(
             );
             return;
         }
+    }
+    let too_fine = match &parsed {
+        Parsed::Every(profile) => super::platform::too_fine(Some(profile)).map(|s| ("", s)),
+        Parsed::Nodes(nodes) => nodes
+            .iter()
+            .find_map(|(node, profile)| super::platform::too_fine(Some(profile)).map(|s| (node.as_str(), s))),
+    };
+    if let Some((node, spacing)) = too_fine {
+        let whose = if node.is_empty() {
+            String::new()
+        } else {
+            format!(" of node '{node}'")
+        };
+        warnings.push(format!(
+            "{}: platform.availability.trace '{name}': the state profile{whose}: {}",
+            path.display(),
+            super::platform::spacing_problem(&spacing)
+        ));
     }
     let mut hash = StableHasher::new();
     hash.bytes(&bytes);

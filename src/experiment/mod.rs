@@ -527,9 +527,13 @@ fn resolve(
 
     // Platforms, and the availability trace laid over them.
     let (mut platforms, platform_axis) = platform::resolve(rep, path, spec);
+    let mut warnings: Vec<String> = platforms
+        .iter()
+        .flat_map(|entry| platform::profile_warnings(path, &entry.name, &entry.platform))
+        .collect();
     if let Some(a) = &spec.platform.get_ref().availability {
         if !platforms.is_empty() {
-            availability::apply(rep, path, a, &mut platforms);
+            availability::apply(rep, path, a, &mut platforms, &mut warnings);
         }
     }
     if let Some(sharing) = &spec.platform.get_ref().sharing {
@@ -765,7 +769,6 @@ fn resolve(
     }
 
     // Replications of runs that cannot differ would give intervals of zero width.
-    let mut warnings = Vec::new();
     if replications > 1 && !runs.iter().any(|r| family.draws_random_numbers(&r.spec)) {
         let (line, column) = spec
             .replications
