@@ -4,7 +4,8 @@
 //! infinite metric fails its run by name, `--jobs` above the core count is
 //! warned about, replay refuses negative amounts and names its file, and type errors in
 //! experiment files name the field in plain words. And of issue 38: a replay ends whatever its
-//! profiles, and `validate` warns about profiles finer than the engine's time precision.
+//! profiles, `validate` warns about profiles finer than the engine's time precision, and
+//! memory checks read the address-space limit (and cgroup limits: unit tests in `memory.rs`).
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -456,7 +457,7 @@ fn what_cannot_fit_in_memory_is_refused_before_it_starts_with_the_amount() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{stderr}");
     assert!(
-        stderr.contains("--pending 2000000000 would need about 260.0 GB of memory; this machine has"),
+        stderr.contains("--pending 2000000000 would need about 260.0 GB of memory; this "),
         "{stderr}"
     );
     // 2^63 - 1 tasks with the chunks table: accepted before, the table grew ~55 MB/s.
@@ -539,4 +540,51 @@ fn validate_warns_about_profiles_finer_than_the_engines_time_precision() {
         stderr.contains("e.toml: platform.availability.trace 'fast.txt': the state profile: events 1e-12 s apart"),
         "{stderr}"
     );
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_sweep_beyond_the_address_space_limit_is_refused_before_it_is_expanded() {
+    // Issue 38: under `ulimit -v`, validate of a 2.6-million-run sweep checked MemAvailable
+    // only, went on, and aborted with "memory allocation of 9 bytes failed". Under a 1 GB
+    // address-space limit it refuses at once, with the amount and the limit.
+    use std::os::unix::process::CommandExt;
+    let dir = tempfile::tempdir().unwrap();
+    let platform = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("platforms/data/walfc6.toml");
+    let tasks: Vec<String> = (1..=1300).map(|t| t.to_string()).collect();
+    let file = experiment(
+        dir.path(),
+        &format!(
+            "name = \"big\"\nfamily = \"bot\"\nreplications = 2000\n[platform]\nfile = {:?}\n[params]\n\
+             task_flops = 1e8\ntask_cv = 0.5\ntasks = [{}]\n[[schedulers]]\nname = \"wq\"\n",
+            platform.display().to_string(),
+            tasks.join(", ")
+        ),
+    );
+    let mut command = gridsim();
+    command.arg("validate").arg(&file);
+    // SAFETY: between fork and exec only `setrlimit`, which is async-signal-safe, is called.
+    unsafe {
+        command.pre_exec(|| {
+            let limit = libc::rlimit {
+                rlim_cur: 1 << 30,
+                rlim_max: 1 << 30,
+            };
+            if libc::setrlimit(libc::RLIMIT_AS, &limit) == 0 {
+                Ok(())
+            } else {
+                Err(std::io::Error::last_os_error())
+            }
+        });
+    }
+    let started = std::time::Instant::now();
+    let out = command.output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("expanding the sweep's 2600000 runs would need about 6.7 GB of memory; this process has")
+            && stderr.contains("available under its address-space limit (RLIMIT_AS"),
+        "{stderr}"
+    );
+    assert!(started.elapsed().as_secs() < 30, "took {:?}", started.elapsed());
 }
