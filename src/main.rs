@@ -140,11 +140,22 @@ enum Command {
     },
     /// Run a scenario of timed transfers and execs; print each completion date as JSON.
     ///
+    /// An activity that does not finish (its completion date is not a finite number, its
+    /// resources can no longer let it progress, or a limit stopped the replay) has "finish":
+    /// null and an "error" saying why, and the command then exits with status 1.
     /// The same scenario runs in SimGrid with `/usr/bin/python3 scripts/simgrid_oracle.py FILE`.
     /// Example: `gridsim replay tests/data/scenarios/multihop_p2p.json`
     Replay {
         /// Scenario file (JSON).
         scenario: PathBuf,
+        /// Stop after this many engine events, as an experiment's `[limits] events` [default:
+        /// 1e10].
+        #[arg(long, value_name = "N", value_parser = experiment::limits::parse_events)]
+        events: Option<u64>,
+        /// Stop after this many seconds of wall-clock time, as an experiment's `[limits]
+        /// wall_s` [default: none].
+        #[arg(long, value_name = "SECS", value_parser = experiment::limits::parse_wall_s)]
+        wall_s: Option<f64>,
     },
 }
 
@@ -195,7 +206,11 @@ fn main() -> ExitCode {
         Command::Validate { file } => validate(&file),
         Command::Merge { dirs, out, no_plots } => merge(&dirs, &out, !no_plots),
         Command::Bench { what } => bench::run(what),
-        Command::Replay { scenario } => replay(&scenario),
+        Command::Replay {
+            scenario,
+            events,
+            wall_s,
+        } => replay(&scenario, events, wall_s),
         Command::Trace { what } => trace_cmd::run(what),
     };
     match result {
@@ -495,11 +510,36 @@ fn display_name(path: &Path) -> String {
         .map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into_owned())
 }
 
-fn replay(path: &std::path::Path) -> anyhow::Result<()> {
+fn replay(path: &Path, events: Option<u64>, wall_s: Option<f64>) -> Result<()> {
     let (scenario, platform) = gridsim::replay::load(path)?;
-    let output = gridsim::replay::run(&scenario, platform)?;
+    let limits = experiment::limits::RunLimits {
+        events: events.unwrap_or(experiment::limits::DEFAULT_EVENTS),
+        default_events: events.is_none(),
+        wall_s,
+    };
+    let output = gridsim::replay::run_with_limits(&scenario, platform, limits)?;
     println!("{}", serde_json::to_string(&output)?);
-    Ok(())
+    // The dates that were found are printed; a missing one still fails the command.
+    let unfinished: Vec<_> = output.unfinished().collect();
+    if unfinished.is_empty() {
+        return Ok(());
+    }
+    const SHOWN: usize = 10;
+    let mut message = format!(
+        "{}: {} of {} activities did not finish (\"finish\": null in the output):",
+        path.display(),
+        unfinished.len(),
+        output.results.len()
+    );
+    for r in unfinished.iter().take(SHOWN) {
+        let line = scenario.activity_lines.get(r.index).copied().unwrap_or(0);
+        let why = r.error.as_deref().unwrap_or("no reason given");
+        message.push_str(&format!("\n  {}:{line}: activity {}: {why}", path.display(), r.index));
+    }
+    if unfinished.len() > SHOWN {
+        message.push_str(&format!("\n  ... and {} more", unfinished.len() - SHOWN));
+    }
+    Err(anyhow::anyhow!(message))
 }
 
 /// Output into a closed pipe (`gridsim list | head -1`) ends the process quietly, as Unix tools

@@ -6,15 +6,31 @@
 //! Scenario: `{"platform": path relative to the scenario file, "config": {SimGrid --cfg items},
 //! "activities": [{"kind": "comm", "src", "dst", "bytes", "start"} | {"kind": "exec", "host",
 //! "flops", "start"}]}`.
+//!
+//! Every replay ends. It runs under an event budget and an optional wall-clock budget, the
+//! `[limits]` of an experiment's runs (`--events`, 1e10 by default, and `--wall-s`: see
+//! `experiment::limits`), because a scenario can make a run that would never end in practice
+//! (a comm in a latency phase of 1e17 s over a link whose bandwidth profile repeats every 10 s
+//! waits through 2e16 profile events). An
+//! activity that does not finish is reported with `"finish": null`, `"failed": true` and an
+//! `error` saying why: its completion date is not a finite number (an exec at `4e-319Gf`; the
+//! engine ends such an activity at date `inf` once nothing is left at a finite date), its
+//! resources can no longer let it progress, or the replay was stopped by a limit; the command
+//! then fails, naming the scenario file, rather than let a missing date pass for a result.
 
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::Arc;
+use std::time::Duration;
 
 use anyhow::{anyhow, Result};
 use serde::{Deserialize, Serialize};
+use sim_core::budget::{self, Stopped};
 use sim_core::platform::{HostId, Platform};
 use sim_core::{Application, Engine, Notification, SimTime, Simulation};
+
+use crate::experiment::limits::RunLimits;
+use crate::runner::watchdog::Watchdog;
 
 /// A scenario file.
 #[derive(Debug)]
@@ -96,18 +112,29 @@ pub struct ReplayOutput {
     pub results: Vec<ActivityResult>,
 }
 
+impl ReplayOutput {
+    /// The activities that did not finish (`finish` is null): each has an `error` saying why.
+    pub fn unfinished(&self) -> impl Iterator<Item = &ActivityResult> {
+        self.results.iter().filter(|r| r.finish.is_none())
+    }
+}
+
 enum Planned {
     Comm(HostId, HostId, f64),
     Exec(HostId, f64),
 }
 
-struct Replay {
-    plan: Vec<(f64, Planned)>,
-    results: Vec<ActivityResult>,
+/// The application. It writes into results the caller owns, so that what finished before a
+/// limit stopped the run (which unwinds out of it) is still reported.
+struct Replay<'a> {
+    plan: &'a [(f64, Planned)],
+    results: &'a mut [ActivityResult],
+    /// Whether each activity's start date has come.
+    started: &'a mut [bool],
 }
 
 /// Tags: `2i` is activity i's start timer, `2i + 1` the activity itself.
-impl Application for Replay {
+impl Application for Replay<'_> {
     fn start(&mut self, engine: &mut Engine) {
         for (i, (start, _)) in self.plan.iter().enumerate() {
             engine.sleep(*start, 2 * i as u64);
@@ -119,6 +146,7 @@ impl Application for Replay {
         match note {
             Notification::Completed { tag, .. } if tag % 2 == 0 => {
                 let i = (tag / 2) as usize;
+                self.started[i] = true;
                 match self.plan[i].1 {
                     Planned::Exec(host, flops) => {
                         engine.start_exec(host, flops, tag + 1);
@@ -346,8 +374,14 @@ fn key_line(text: &str, key: &str) -> usize {
     text.find(&quoted).map_or(1, |at| 1 + text[..at].matches('\n').count())
 }
 
-/// Runs a scenario in gridsim.
+/// Runs a scenario in gridsim under the default limits (see the module docs).
 pub fn run(scenario: &Scenario, platform: Platform) -> Result<ReplayOutput> {
+    run_with_limits(scenario, platform, RunLimits::default())
+}
+
+/// Runs a scenario in gridsim under `limits`: the event budget, and the wall-clock budget if
+/// any (a thread raises the stop flag when it is spent; the engine reads no clock).
+pub fn run_with_limits(scenario: &Scenario, platform: Platform, limits: RunLimits) -> Result<ReplayOutput> {
     let mut plan = Vec::new();
     let mut results = Vec::new();
     for (index, act) in scenario.activities.iter().enumerate() {
@@ -393,15 +427,63 @@ pub fn run(scenario: &Scenario, platform: Platform) -> Result<ReplayOutput> {
         });
     }
     let engine = Engine::new(Arc::new(platform)).map_err(|e| anyhow!("{e}"))?;
-    let mut sim = Simulation::new(engine, Replay { plan, results });
-    sim.run_until(SimTime::INFINITY);
-    // The run ends when nothing can happen any more: an activity still unfinished then can
-    // never progress (e.g. an exec on a host whose speed dropped to 0 for good). Reported as
-    // the SimGrid oracle reports an activity blocked for ever: no date, failed.
-    let mut results = sim.app.results;
-    for r in results.iter_mut().filter(|r| r.finish.is_none() && !r.failed) {
+    let mut started = vec![false; plan.len()];
+    let watchdog = Watchdog::default();
+    let (finished, watch_stop) = std::sync::mpsc::channel::<()>();
+    let outcome = std::thread::scope(|scope| {
+        let watchdog = &watchdog;
+        if limits.wall_s.is_some() {
+            scope.spawn(move || watchdog.serve(&watch_stop));
+        }
+        let guards = budget::Limits {
+            max_events: Some(limits.events),
+            stop: limits.wall_s.map(|w| watchdog.watch(Some(Duration::from_secs_f64(w)))),
+        };
+        let app = Replay {
+            plan: &plan,
+            results: &mut results,
+            started: &mut started,
+        };
+        let outcome = budget::run_limited(guards, || {
+            Simulation::new(engine, app).run_until(SimTime::INFINITY);
+        });
+        drop(finished);
+        outcome
+    });
+    for (r, started) in results.iter_mut().zip(started) {
+        let why = match (&outcome, r.finish) {
+            // A date that is not a finite number (the engine ends such an activity at `inf`
+            // once nothing is left at a finite date) is no date: reported as none, failed.
+            (_, Some(date)) if !date.is_finite() => {
+                "never completes: its completion date is not a finite number".into()
+            }
+            (_, Some(_)) => continue,
+            // The run ended because nothing could happen any more: an activity still
+            // unfinished then can never progress (e.g. an exec on a host whose speed dropped
+            // to 0 for good), as the SimGrid oracle reports an activity blocked for ever.
+            (Ok(()), None) => "never completes: its resources can no longer let it progress".into(),
+            (Err(stopped), None) => {
+                let when = if started { "" } else { " before it started" };
+                format!("{}{when}", stopped_text(stopped, limits))
+            }
+        };
+        r.finish = None;
         r.failed = true;
-        r.error = Some("never completes: its resources can no longer let it progress".into());
+        r.error = Some(why);
     }
     Ok(ReplayOutput { results })
+}
+
+/// Why a limit stopped the replay, naming the option that sets it.
+fn stopped_text(stopped: &Stopped, limits: RunLimits) -> String {
+    match stopped {
+        Stopped::Events { budget, events } if limits.default_events => {
+            format!("stopped by the default event budget (--events {budget}) after {events} events")
+        }
+        Stopped::Events { budget, events } => format!("stopped by --events {budget} after {events} events"),
+        Stopped::Flag { events } => format!(
+            "stopped by --wall-s {} after {events} events",
+            limits.wall_s.unwrap_or(f64::NAN)
+        ),
+    }
 }

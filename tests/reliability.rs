@@ -3,7 +3,9 @@
 //! sweep removes the temporaries of a killed one, an
 //! infinite metric fails its run by name, `--jobs` above the core count is
 //! warned about, replay refuses negative amounts and names its file, and type errors in
-//! experiment files name the field in plain words.
+//! experiment files name the field in plain words. And of issue 38: a replay ends whatever its
+//! profiles, `validate` warns about profiles finer than the engine's time precision, and
+//! memory checks read the address-space limit (and cgroup limits: unit tests in `memory.rs`).
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -205,7 +207,14 @@ fn a_run_that_can_never_progress_ends_and_says_so() {
     )
     .unwrap();
     let out = gridsim().arg("replay").arg(&scenario).output().unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    // Issue 38: an activity that does not finish fails the command, naming the scenario.
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("s.json: 1 of 2 activities did not finish")
+            && stderr.contains("s.json:2: activity 0: never completes: its resources can no longer let it progress"),
+        "{stderr}"
+    );
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
         text.contains(r#""finish":null,"failed":true,"error":"never completes"#),
@@ -215,6 +224,71 @@ fn a_run_that_can_never_progress_ends_and_says_so() {
         text.contains(r#""index":1,"kind":"exec","start":0.0,"finish":1.0,"failed":false"#),
         "{text}"
     );
+}
+
+/// Runs `gridsim replay` on a scenario of one 1000-byte comm from a to b over a 7e15 s latency
+/// link, host a having `profile` (XML attributes) or none; kills it after 60 s (a hang).
+fn replay_7e15_latency(profile: &str) -> (Option<i32>, String, String) {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("per.txt"), "PERIODICITY 10\n0 1\n5 0.5\n").unwrap();
+    std::fs::write(
+        dir.path().join("p.xml"),
+        format!(
+            r#"<?xml version='1.0'?>
+<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
+<platform version="4.1">
+  <zone id="z" routing="Full">
+    <host id="a" speed="1Gf" {profile}/>
+    <host id="b" speed="1Gf"/>
+    <link id="l" bandwidth="10MBps" latency="7e15s"/>
+    <route src="a" dst="b"><link_ctn id="l"/></route>
+  </zone>
+</platform>"#
+        ),
+    )
+    .unwrap();
+    let scenario = dir.path().join("s.json");
+    std::fs::write(
+        &scenario,
+        r#"{"platform": "p.xml", "activities": [{"kind": "comm", "src": "a", "dst": "b", "bytes": 1000, "start": 0}]}"#,
+    )
+    .unwrap();
+    let mut child = gridsim()
+        .arg("replay")
+        .arg(&scenario)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let started = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if started.elapsed() > std::time::Duration::from_secs(60) {
+            child.kill().unwrap();
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    let out = child.wait_with_output().unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn a_periodic_profile_no_activity_uses_does_not_hold_a_replay_back() {
+    // Issue 38: the comm's latency phase ends at 13.01 × 7e15 s; a speed profile of period
+    // 10 s on one of its hosts (which a comm does not use) made that 2e16 profile events, and
+    // the replay never ended. It ends, with the date it has without the profile.
+    let (code, alone, stderr) = replay_7e15_latency("");
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(
+        alone.contains(r#""finish":9.107344109289426e+16,"failed":false"#),
+        "{alone}"
+    );
+    let (code, with_profile, stderr) = replay_7e15_latency(r#"speed_file="per.txt""#);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert_eq!(with_profile, alone);
 }
 
 #[test]
@@ -383,7 +457,7 @@ fn what_cannot_fit_in_memory_is_refused_before_it_starts_with_the_amount() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{stderr}");
     assert!(
-        stderr.contains("--pending 2000000000 would need about 260.0 GB of memory; this machine has"),
+        stderr.contains("--pending 2000000000 would need about 260.0 GB of memory; this "),
         "{stderr}"
     );
     // 2^63 - 1 tasks with the chunks table: accepted before, the table grew ~55 MB/s.
@@ -406,4 +480,111 @@ fn what_cannot_fit_in_memory_is_refused_before_it_starts_with_the_amount() {
             && stderr.contains("the run's chunks table (parameter 'tasks' = 9223372036854775807) would need about"),
         "{stderr}"
     );
+}
+
+#[test]
+fn validate_warns_about_profiles_finer_than_the_engines_time_precision() {
+    // Issue 38: a state profile whose events come 1e-12 s apart makes 1e12 events a simulated
+    // second; its runs can only end by their event budget. validate says so, and still passes.
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("fast.txt"), "PERIODICITY 2e-12\n0 1\n1e-12 0\n").unwrap();
+    std::fs::write(dir.path().join("slow.txt"), "PERIODICITY 6e-9\n0 1\n3e-9 0\n").unwrap();
+    let platform = |state_file: &str| {
+        format!(
+            r#"<?xml version='1.0'?>
+<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
+<platform version="4.1">
+  <zone id="z" routing="Full">
+    <host id="m" speed="1Gf"/>
+    <host id="w1" speed="1Gf" state_file="{state_file}"/>
+    <host id="w2" speed="1Gf" state_file="{state_file}"/>
+    <link id="l" bandwidth="10MBps" latency="1ms"/>
+    <route src="m" dst="w1"><link_ctn id="l"/></route>
+    <route src="m" dst="w2"><link_ctn id="l"/></route>
+  </zone>
+</platform>"#
+        )
+    };
+    std::fs::write(dir.path().join("fast.xml"), platform("fast.txt")).unwrap();
+    std::fs::write(dir.path().join("slow.xml"), platform("slow.txt")).unwrap();
+    let validate = |platform: &str, availability: &str| {
+        let file = experiment(
+            dir.path(),
+            &format!(
+                "name = \"w\"\nfamily = \"bot\"\n[platform]\nfile = \"{platform}\"\n{availability}\
+                 [params]\ntasks = 10\ntask_flops = 1e9\n[[schedulers]]\nname = \"wq\"\n"
+            ),
+        );
+        let out = gridsim().arg("validate").arg(&file).output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert_eq!(out.status.code(), Some(0), "{stderr}");
+        stderr
+    };
+    let stderr = validate("fast.xml", "");
+    assert!(stderr.starts_with("gridsim: warning: "), "{stderr}");
+    assert!(
+        stderr.contains(
+            "e.toml: platform 'fast.xml': host 'w1' (and 1 other host): state profile: \
+             events 1e-12 s apart, closer than the engine's time precision (1e-9 s)"
+        ),
+        "{stderr}"
+    );
+    // 3e-9 s apart is within the engine's precision: no warning.
+    assert!(!validate("slow.xml", "").contains("warning"));
+    // A SimGrid profile given as [platform.availability] is named by its trace file.
+    let stderr = validate(
+        "slow.xml",
+        "[platform.availability]\ntrace = \"fast.txt\"\nformat = \"profile\"\n",
+    );
+    assert!(
+        stderr.contains("e.toml: platform.availability.trace 'fast.txt': the state profile: events 1e-12 s apart"),
+        "{stderr}"
+    );
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_sweep_beyond_the_address_space_limit_is_refused_before_it_is_expanded() {
+    // Issue 38: under `ulimit -v`, validate of a 2.6-million-run sweep checked MemAvailable
+    // only, went on, and aborted with "memory allocation of 9 bytes failed". Under a 1 GB
+    // address-space limit it refuses at once, with the amount and the limit.
+    use std::os::unix::process::CommandExt;
+    let dir = tempfile::tempdir().unwrap();
+    let platform = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("platforms/data/walfc6.toml");
+    let tasks: Vec<String> = (1..=1300).map(|t| t.to_string()).collect();
+    let file = experiment(
+        dir.path(),
+        &format!(
+            "name = \"big\"\nfamily = \"bot\"\nreplications = 2000\n[platform]\nfile = {:?}\n[params]\n\
+             task_flops = 1e8\ntask_cv = 0.5\ntasks = [{}]\n[[schedulers]]\nname = \"wq\"\n",
+            platform.display().to_string(),
+            tasks.join(", ")
+        ),
+    );
+    let mut command = gridsim();
+    command.arg("validate").arg(&file);
+    // SAFETY: between fork and exec only `setrlimit`, which is async-signal-safe, is called.
+    unsafe {
+        command.pre_exec(|| {
+            let limit = libc::rlimit {
+                rlim_cur: 1 << 30,
+                rlim_max: 1 << 30,
+            };
+            if libc::setrlimit(libc::RLIMIT_AS, &limit) == 0 {
+                Ok(())
+            } else {
+                Err(std::io::Error::last_os_error())
+            }
+        });
+    }
+    let started = std::time::Instant::now();
+    let out = command.output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("expanding the sweep's 2600000 runs would need about 6.7 GB of memory; this process has")
+            && stderr.contains("available under its address-space limit (RLIMIT_AS"),
+        "{stderr}"
+    );
+    assert!(started.elapsed().as_secs() < 30, "took {:?}", started.elapsed());
 }

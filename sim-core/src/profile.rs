@@ -73,6 +73,28 @@ impl Profile {
         self.period
     }
 
+    /// The shortest positive time between two successive events, the wrap from the last event
+    /// of a cycle to the first of the next included; `None` when there are never two events at
+    /// different dates. Events at the same date are one change (the last one's value holds), so
+    /// they do not count. A profile whose events come closer than [`crate::time::EPSILON`] makes
+    /// more events than a run can process: what `gridsim validate` warns about.
+    pub fn finest_spacing(&self) -> Option<f64> {
+        let mut finest = f64::INFINITY;
+        for pair in self.events.windows(2) {
+            let gap = pair[1].0 - pair[0].0;
+            if gap > 0.0 {
+                finest = finest.min(gap);
+            }
+        }
+        if let (Some(period), Some(first), Some(last)) = (self.period, self.events.first(), self.events.last()) {
+            let wrap = first.0 + period - last.0;
+            if wrap > 0.0 {
+                finest = finest.min(wrap);
+            }
+        }
+        finest.is_finite().then_some(finest)
+    }
+
     /// The `n`-th event of the (possibly infinite) sequence, as an absolute `(date, value)`.
     /// `None` once a non-periodic profile is exhausted.
     pub fn nth_event(&self, n: u64) -> Option<(f64, f64)> {
@@ -153,6 +175,19 @@ mod tests {
             seq,
             vec![(0.0, 1.0), (10.0, 0.5), (15.0, 1.0), (25.0, 0.5), (30.0, 1.0)]
         );
+    }
+
+    #[test]
+    fn the_finest_spacing_counts_the_wrap_and_not_equal_dates() {
+        let spacing = |events: Vec<(f64, f64)>, period| Profile::new(events, period).unwrap().finest_spacing();
+        assert_eq!(spacing(vec![(0.0, 1.0), (10.0, 0.5)], Some(15.0)), Some(5.0));
+        assert_eq!(spacing(vec![(0.0, 1.0), (3e-9, 0.0)], Some(6e-9)), Some(3e-9));
+        assert_eq!(spacing(vec![(0.0, 1.0)], Some(1e-12)), Some(1e-12));
+        assert_eq!(spacing(vec![(1.0, 1.0), (1.0, 0.0), (4.0, 1.0)], None), Some(3.0));
+        // `PERIODICITY last` with a first event at 0: the wrap is the same date.
+        assert_eq!(spacing(vec![(0.0, 1.0), (5.0, 0.0)], Some(5.0)), Some(5.0));
+        assert_eq!(spacing(vec![(1.0, 1.0)], None), None);
+        assert_eq!(spacing(vec![], None), None);
     }
 
     #[test]

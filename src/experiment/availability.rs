@@ -54,6 +54,7 @@ pub(crate) fn apply(
     path: &Path,
     spec: &toml::Spanned<AvailabilitySpec>,
     entries: &mut Vec<PlatformEntry>,
+    warnings: &mut Vec<String>,
 ) -> bool {
     let a = spec.get_ref();
     let trace = match (&a.trace, &a.model) {
@@ -114,7 +115,7 @@ pub(crate) fn apply(
     let mut per_trace = Vec::with_capacity(names.len());
     for name in &names {
         let mut copy = entries.clone();
-        apply_trace(rep, path, spec, name, trace.span(), &mut copy);
+        apply_trace(rep, path, spec, name, trace.span(), &mut copy, warnings);
         per_trace.push(copy);
     }
     if rep.diagnostics.len() > errors_before {
@@ -144,6 +145,7 @@ fn apply_trace(
     name: &str,
     trace_span: std::ops::Range<usize>,
     entries: &mut [PlatformEntry],
+    warnings: &mut Vec<String>,
 ) {
     let a = spec.get_ref();
     let resolved = path.parent().unwrap_or(Path::new("")).join(name);
@@ -227,6 +229,24 @@ fn apply_trace(
             );
             return;
         }
+    }
+    let too_fine = match &parsed {
+        Parsed::Every(profile) => super::platform::too_fine(Some(profile)).map(|s| ("", s)),
+        Parsed::Nodes(nodes) => nodes
+            .iter()
+            .find_map(|(node, profile)| super::platform::too_fine(Some(profile)).map(|s| (node.as_str(), s))),
+    };
+    if let Some((node, spacing)) = too_fine {
+        let whose = if node.is_empty() {
+            String::new()
+        } else {
+            format!(" of node '{node}'")
+        };
+        warnings.push(format!(
+            "{}: platform.availability.trace '{name}': the state profile{whose}: {}",
+            path.display(),
+            super::platform::spacing_problem(&spacing)
+        ));
     }
     let mut hash = StableHasher::new();
     hash.bytes(&bytes);

@@ -546,9 +546,13 @@ fn resolve(
 
     // Platforms, and the availability trace laid over them.
     let (mut platforms, mut platform_axis) = platform::resolve(rep, path, spec);
+    let mut warnings: Vec<String> = platforms
+        .iter()
+        .flat_map(|entry| platform::profile_warnings(path, &entry.name, &entry.platform))
+        .collect();
     if let Some(a) = &spec.platform.get_ref().availability {
         if !platforms.is_empty() {
-            platform_axis |= availability::apply(rep, path, a, &mut platforms);
+            platform_axis |= availability::apply(rep, path, a, &mut platforms, &mut warnings);
         }
     }
     if let Some(sharing) = &spec.platform.get_ref().sharing {
@@ -631,13 +635,17 @@ fn resolve(
         );
         return None;
     }
-    // Each expanded run holds its parameters, keys and fingerprint (~1.5 kB measured on a
-    // 4.8-million-run sweep) and the parameters it uses with their defaults (`used`, a map of a
-    // dozen short entries, ~0.5 kB more): refuse a sweep whose expansion alone cannot fit.
-    const RUN_BYTES: u64 = 2048;
+    // Each expanded run holds its parameters, keys and fingerprint, and the parameters it uses
+    // with their defaults (`used`), which grow with the family's parameters: `validate`'s
+    // peak was 2.2 kB a run on a 2.6-million-run bag-of-tasks sweep (16 parameters) and 3.8 kB
+    // on a steal sweep (34), about 0.8 kB and 90 bytes a parameter; a little more is counted
+    // here. Refuse a sweep whose expansion alone cannot fit, before any of it is allocated.
+    const RUN_BYTES: u64 = 1024;
+    const PARAM_BYTES: u64 = 96;
+    let run_bytes = RUN_BYTES + PARAM_BYTES * family.parameters().len() as u64;
     if let Err(message) = crate::memory::check_fits(
         &format!("expanding the sweep's {total} runs"),
-        (total as u64).saturating_mul(RUN_BYTES),
+        (total as u64).saturating_mul(run_bytes),
     ) {
         rep.file_error("", message);
         return None;
@@ -798,7 +806,6 @@ fn resolve(
     }
 
     // Replications of runs that cannot differ would give intervals of zero width.
-    let mut warnings = Vec::new();
     if replications > 1
         && !runs
             .iter()

@@ -374,3 +374,64 @@ fn cluster(given: &BTreeMap<&str, &ParamValue>) -> Result<Platform, GenError> {
     )
     .map_err(generator_error)
 }
+
+/// Warnings about the profiles of a platform whose events come closer than the engine's time
+/// precision ([`sim_core::time::EPSILON`]), one per kind of profile and spacing, naming the
+/// platform, the first resource that has it and how many others do: such a profile makes more
+/// events than any run can process (a state toggling every 1e-12 s is 1e12 events a simulated
+/// second), so its runs end only by their event budget. A warning, not an error: the profile
+/// is valid, and a run that ends before it matters is sound.
+pub(crate) fn profile_warnings(experiment: &Path, entry: &str, platform: &Platform) -> Vec<String> {
+    let mut found: BTreeMap<(&str, &str, String), (&str, usize)> = BTreeMap::new();
+    let hosts = platform.hosts.iter().flat_map(|h| {
+        [("speed", &h.speed_profile), ("state", &h.state_profile)]
+            .map(move |(kind, p)| ("host", h.name.as_str(), kind, p))
+    });
+    let links = platform.links.iter().flat_map(|l| {
+        [
+            ("bandwidth", &l.bandwidth_profile),
+            ("latency", &l.latency_profile),
+            ("state", &l.state_profile),
+        ]
+        .map(move |(kind, p)| ("link", l.name.as_str(), kind, p))
+    });
+    for (resource, name, kind, profile) in hosts.chain(links) {
+        if let Some(spacing) = too_fine(profile.as_ref()) {
+            found
+                .entry((resource, kind, spacing))
+                .and_modify(|(_, n)| *n += 1)
+                .or_insert((name, 0));
+        }
+    }
+    found
+        .into_iter()
+        .map(|((resource, kind, spacing), (first, others))| {
+            let others = match others {
+                0 => String::new(),
+                1 => format!(" (and 1 other {resource})"),
+                n => format!(" (and {n} other {resource}s)"),
+            };
+            format!(
+                "{}: platform '{entry}': {resource} '{first}'{others}: {kind} profile: {}",
+                experiment.display(),
+                spacing_problem(&spacing)
+            )
+        })
+        .collect()
+}
+
+/// The spacing of a profile's events, written out, when it is below the engine's time
+/// precision.
+pub(crate) fn too_fine(profile: Option<&sim_core::profile::Profile>) -> Option<String> {
+    let spacing = profile?.finest_spacing()?;
+    (spacing < sim_core::time::EPSILON).then(|| format!("{spacing:e}"))
+}
+
+/// What is wrong with events `spacing` seconds apart.
+pub(crate) fn spacing_problem(spacing: &str) -> String {
+    format!(
+        "events {spacing} s apart, closer than the engine's time precision ({:e} s): such a profile makes more \
+         events than a run can process, so its runs may end only by their [limits] event budget",
+        sim_core::time::EPSILON
+    )
+}

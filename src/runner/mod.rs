@@ -14,7 +14,7 @@
 
 pub mod interrupt;
 pub mod store;
-mod watchdog;
+pub(crate) mod watchdog;
 
 use std::fs;
 use std::io::IsTerminal;
@@ -306,7 +306,7 @@ fn execute(experiment: &Experiment, pending: &[&Run], results_dir: &Path, opts: 
                 bar.set_message(label.clone());
                 let t0 = Instant::now();
                 let guards = budget::Limits {
-                    max_events: limits.events,
+                    max_events: Some(limits.events),
                     stop: Some(watchdog.watch(limits.wall_s.map(Duration::from_secs_f64))),
                 };
                 let outcome = catch_unwind(AssertUnwindSafe(|| {
@@ -420,6 +420,9 @@ struct Executed {
 /// Why a run was stopped, for runs.csv's `stopped` column and the summary.
 fn stopped_text(stopped: &budget::Stopped, limits: RunLimits) -> String {
     match stopped {
+        budget::Stopped::Events { budget, events } if limits.default_events => {
+            format!("[limits] events = {budget} (the default): stopped after {events} events")
+        }
         budget::Stopped::Events { budget, events } => {
             format!("[limits] events = {budget}: stopped after {events} events")
         }
@@ -564,5 +567,25 @@ mod tests {
             .filter(|&i| (1..=3).filter(|&k| Shard { k, n: 3 }.contains(i)).count() == 1)
             .collect();
         assert_eq!(all.len(), 10);
+    }
+
+    #[test]
+    fn a_run_stopped_by_the_default_budget_says_so() {
+        let spent = budget::Stopped::Events {
+            budget: 10_000_000_000,
+            events: 10_000_004_096,
+        };
+        assert_eq!(
+            stopped_text(&spent, RunLimits::default()),
+            "[limits] events = 10000000000 (the default): stopped after 10000004096 events"
+        );
+        let given = RunLimits {
+            default_events: false,
+            ..RunLimits::default()
+        };
+        assert_eq!(
+            stopped_text(&spent, given),
+            "[limits] events = 10000000000: stopped after 10000004096 events"
+        );
     }
 }

@@ -350,7 +350,7 @@ impl Record {
     /// Whether the run ended within `limits`: no more events than the budget (the check is
     /// `events > budget`, `sim_core::budget`) and no longer than the wall-clock budget.
     fn within(&self, limits: RunLimits) -> bool {
-        let events_ok = limits.events.map_or(true, |budget| self.events <= budget);
+        let events_ok = self.events <= limits.events;
         let wall_ok = limits
             .wall_s
             .map_or(true, |budget| self.wall_s.parse::<f64>().is_ok_and(|w| w <= budget));

@@ -61,6 +61,14 @@ const BULK_DUE_MIN: usize = 32;
 /// `Engine::due_rank` of a variable that is not in the round being placed.
 const NOT_DUE: u32 = u32::MAX;
 
+/// Profile events in a row (no activity event between them) after which the engine checks
+/// whether it can skip to the next activity event ([`Engine::skip_idle_profile_events`]).
+const IDLE_PROFILE_RUN: u64 = 1 << 16;
+
+/// How far back [`applied_earlier`] follows two profiles whose events keep falling on the same
+/// dates before it takes their order at the start of the run.
+const SAME_DATE_WALK: u64 = 64;
+
 /// One step of the event trace (recorded when enabled, for determinism checks).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct TraceRecord {
@@ -153,6 +161,12 @@ pub struct Engine {
     /// Since when only periodic profile events have been left to happen (no activity event
     /// pending, no one-off profile event to come); see [`Engine::only_cycles_left`].
     quiet_since: Option<SimTime>,
+    /// Profile events in a row since the last activity event; see
+    /// [`Engine::skip_idle_profile_events`].
+    profile_run: u64,
+    /// Set once the run has moved to infinity ([`Engine::go_to_infinity`]): events at a date
+    /// that is not a finite number are queued from then on.
+    at_infinity: bool,
     /// Sleeps that end when their host turns on ([`Engine::sleep_until_on`]): host, slot and
     /// generation (a cancelled sleep's generation has moved on).
     on_waiters: Vec<(HostId, Slot, u32)>,
@@ -257,6 +271,8 @@ impl Engine {
             profiles: std::collections::BinaryHeap::new(),
             profile_seq: 0,
             quiet_since: None,
+            profile_run: 0,
+            at_infinity: false,
             on_waiters: Vec::new(),
             free_slots: Vec::new(),
             next_serial: 0,
@@ -419,8 +435,8 @@ impl Engine {
         let delay = self.params.latency_factor * latency;
         if delay > 0.0 {
             let generation = act.generation;
-            self.queue
-                .push(self.now + delay, QueuedEvent::latency_elapsed(slot, generation));
+            let end = self.now + delay;
+            self.schedule(end, QueuedEvent::latency_elapsed(slot, generation));
         } else {
             self.start_data_phase(slot);
         }
@@ -463,8 +479,8 @@ impl Engine {
         let act = &mut self.activities[slot as usize];
         act.phase = Phase::Running;
         let generation = act.generation;
-        self.queue
-            .push(self.now + duration.max(0.0), QueuedEvent::completion(slot, generation));
+        let end = self.now + duration.max(0.0);
+        self.schedule(end, QueuedEvent::completion(slot, generation));
         id
     }
 
@@ -541,6 +557,89 @@ impl Engine {
     }
 
     // ----- advancing time ------------------------------------------------------------------
+
+    /// Queues `event` at `time`; an event at a date that is not a finite number (a rate so
+    /// small, or a latency so large, that the end date overflows: `4e-319Gf`, a `1e308 s`
+    /// latency) waits outside the queue until the run reaches infinity. Queued, it would stay
+    /// behind every event of a periodic profile, which never run out, and the run would never
+    /// end; kept out, the activity stays live with no event, as one whose rate is 0 does (it
+    /// gets a date again if its rate changes), and when nothing is left to happen at a finite
+    /// date, [`Engine::go_to_infinity`] ends it there.
+    // Forced: on the inlined event path (`sleep`).
+    #[inline(always)]
+    fn schedule(&mut self, time: SimTime, event: QueuedEvent) {
+        if time.is_finite() || self.at_infinity {
+            self.queue.push(time, event);
+        }
+    }
+
+    /// Called when nothing is left to happen at a finite date (no event queued, and no profile
+    /// event left but cycles that let no live activity progress): the run ends, unless some
+    /// live activity is on its way to an end whose date is not a finite number. Then the clock
+    /// moves to infinity and those activities end there, in slot order: an exec at `4e-319Gf`
+    /// completes at date `inf`, which the application sees (a makespan of `inf` is refused by
+    /// the runner; replay reports the activity as never completing), as a date that overflows
+    /// always did. From then on every event is at infinity and profiles are over.
+    #[inline(never)] // rare: out of the event loop's frame
+    fn go_to_infinity(&mut self, horizon: SimTime) -> Step {
+        if horizon.is_finite() || self.at_infinity {
+            return Step::Idle;
+        }
+        debug_assert!(self.queue.is_empty(), "events are left at a finite date");
+        let mut dateless = Vec::new();
+        let mut clocks = Vec::new();
+        for (slot, act) in self.activities.iter().enumerate() {
+            if act.serial == RELEASED {
+                continue;
+            }
+            let slot = slot as Slot;
+            let completion = QueuedEvent::completion(slot, act.generation);
+            match (act.phase, act.kind, self.clock_of_activity(slot)) {
+                (Phase::Queued, _, _) => {}
+                (Phase::Latency, _, _) => dateless.push(QueuedEvent::latency_elapsed(slot, act.generation)),
+                // A clock schedules its next member itself (below).
+                (Phase::Running, _, Some(clock)) => {
+                    if self.clocks[clock as usize].level > 0.0 {
+                        clocks.push(clock);
+                    }
+                }
+                (Phase::Running, ActivityKind::Sleep, None) => {
+                    let waits_for_its_host = self
+                        .on_waiters
+                        .iter()
+                        .any(|&(_, waiting, generation)| waiting == slot && generation == act.generation);
+                    if !waits_for_its_host {
+                        dateless.push(completion);
+                    }
+                }
+                // The request an FCFS disk serves: its service time overflowed.
+                (Phase::Running, ActivityKind::Io { disk, .. }, None)
+                    if matches!(self.disks[disk.0 as usize], DiskState::Fcfs { .. }) =>
+                {
+                    dateless.push(completion)
+                }
+                (Phase::Running, _, None) => {
+                    if act.rate > 0.0 {
+                        dateless.push(completion);
+                    }
+                }
+            }
+        }
+        if dateless.is_empty() && clocks.is_empty() {
+            return Step::Idle;
+        }
+        self.at_infinity = true;
+        self.now = SimTime::INFINITY;
+        self.profiles.clear();
+        for queued in dateless {
+            self.queue.push(SimTime::INFINITY, queued);
+        }
+        for clock in clocks {
+            self.mark_clock(clock);
+        }
+        self.reschedule_clocks();
+        Step::Handled
+    }
 
     /// Advances until the next notification, or returns `None` when nothing is left to happen.
     #[inline]
@@ -657,7 +756,10 @@ impl Engine {
             // A profile event goes before any activity event of the same date.
             if let Some(t) = next_profile.filter(|&t| t <= horizon && self.queue.peek_time().map_or(true, |q| t <= q)) {
                 if self.only_cycles_left(t) {
-                    return Step::Idle;
+                    return self.go_to_infinity(horizon);
+                }
+                if self.skip_idle_profile_events(horizon) {
+                    return Step::Handled;
                 }
                 let Some(step) = self.profiles.pop() else {
                     return Step::Idle;
@@ -677,7 +779,7 @@ impl Engine {
                 return Step::Handled;
             }
             let Some((time, queued)) = self.queue.pop_not_after(horizon) else {
-                return Step::Idle;
+                return self.go_to_infinity(horizon);
             };
             if let Some(step) = self.take_popped(time, queued) {
                 return step;
@@ -726,6 +828,7 @@ impl Engine {
         }
         self.steps += 1;
         self.quiet_since = None;
+        self.profile_run = 0;
     }
 
     /// Asks the CPU to start loading the record of the activity the next event is for, so that
@@ -767,6 +870,102 @@ impl Engine {
         }
         let since = *self.quiet_since.get_or_insert(self.now);
         next.secs() - since.secs() > longest
+    }
+
+    /// Applies at once the profile events due before the next activity event (or `horizon`)
+    /// when none of them can touch a live activity, and says whether it did. A periodic profile
+    /// makes events for ever: one with a period of seconds before an activity event 1e17 s away
+    /// (a `7e15 s` latency) would take the run 1e16 events to get there. When no live activity
+    /// uses a resource whose profile has an event pending (an exec of a host's speed or state,
+    /// a comm of its hosts' states and of its route's links, a disk request of its host's
+    /// state, a sleep until a host turns on of that host's state), those events change only
+    /// the resources' values, and a profile's value at a date is that of its last event
+    /// before it: each pending profile jumps to its last event before the next activity event,
+    /// which is applied, and goes on from there. Results do not move (only the event count
+    /// does): no live activity sees the skipped values, and the next one to start sees the
+    /// values it would have seen. Same-date profile events after the jump keep the order they
+    /// would have had (`applied_earlier`).
+    ///
+    /// Checked once every [`IDLE_PROFILE_RUN`] profile events in a row, so that a run whose
+    /// profiles do touch its activities pays the scan of its activities rarely, and ordinary
+    /// runs, whose activity events come far more often, never get here.
+    #[inline(never)] // out of the event loop's frame (see `next_notification_until`)
+    fn skip_idle_profile_events(&mut self, horizon: SimTime) -> bool {
+        self.profile_run += 1;
+        if self.profile_run < IDLE_PROFILE_RUN {
+            return false;
+        }
+        self.profile_run = 0;
+        // With no activity event left and no finite horizon, `only_cycles_left` ends the run.
+        let until = self.queue.peek_time().unwrap_or(SimTime::INFINITY).min(horizon);
+        if !until.is_finite() || self.profiles_reach_live_activities() {
+            return false;
+        }
+        let platform = self.platform.clone();
+        let pending = std::mem::take(&mut self.profiles).into_vec();
+        let mut jumps = Vec::new();
+        // The steps that stay keep their sequence numbers, hence their order.
+        for step in pending {
+            let profile = platform_profile_of(&platform, step.target);
+            match profile.filter(|_| step.time < until) {
+                Some(profile) => jumps.push((step.target, last_event_before(profile, step.index, until.secs()))),
+                None => self.profiles.push(step),
+            }
+        }
+        if jumps.is_empty() {
+            return false;
+        }
+        jumps.sort_by(|&(a, i), &(b, j)| applied_earlier(&platform, (a, i), (b, j)));
+        let latest = jumps
+            .iter()
+            .filter_map(|&(target, index)| platform_profile_of(&platform, target)?.nth_event(index))
+            .map(|(date, _)| date)
+            .fold(self.now.secs(), f64::max);
+        self.now = SimTime::from_secs(latest);
+        for (target, index) in jumps {
+            // Applies the event and schedules the next one, after every step that stayed.
+            self.apply_profile(target, index);
+        }
+        self.steps += 1;
+        true
+    }
+
+    /// Whether a live activity uses a resource whose profile has an event pending (see
+    /// [`Engine::skip_idle_profile_events`] for which uses count).
+    fn profiles_reach_live_activities(&self) -> bool {
+        let hosts = self.hosts.len();
+        let (mut speed, mut state) = (vec![false; hosts], vec![false; hosts]);
+        let mut link = vec![false; self.clock_of_constraint.len()];
+        for step in self.profiles.iter() {
+            match step.target {
+                ProfileTarget::HostSpeed(h) => speed[h.0 as usize] = true,
+                ProfileTarget::HostState(h) => state[h.0 as usize] = true,
+                ProfileTarget::LinkBandwidth(l) | ProfileTarget::LinkLatency(l) | ProfileTarget::LinkState(l) => {
+                    link[self.links[l.0 as usize].cons.0 as usize] = true
+                }
+            }
+        }
+        let waiting = self.on_waiters.iter().any(|&(h, slot, generation)| {
+            state[h.0 as usize] && self.activities[slot as usize].generation == generation
+        });
+        waiting
+            || self.activities.iter().any(|act| {
+                act.serial != RELEASED
+                    && match act.kind {
+                        ActivityKind::Exec { host } => speed[host.0 as usize] || state[host.0 as usize],
+                        ActivityKind::Comm { src, dst } => {
+                            state[src.0 as usize]
+                                || state[dst.0 as usize]
+                                || self
+                                    .route_lists
+                                    .uses(self.routes[act.route as usize].uses)
+                                    .iter()
+                                    .any(|&(c, _)| link.get(c.0 as usize).copied().unwrap_or(false))
+                        }
+                        ActivityKind::Io { disk, .. } => state[self.platform.disks[disk.0 as usize].host.0 as usize],
+                        ActivityKind::Sleep => false,
+                    }
+            })
     }
 
     /// Drops the superseded events from the queue once they outnumber the live ones: every rate
@@ -832,7 +1031,7 @@ impl Engine {
                 } else {
                     now
                 };
-                self.queue.push(finish, QueuedEvent::completion(slot, generation));
+                self.schedule(finish, QueuedEvent::completion(slot, generation));
             }
         }
         self.changes = changes;
@@ -1252,7 +1451,10 @@ impl Engine {
                     now
                 };
                 let generation = state.generation;
-                self.queue.push(due, QueuedEvent::clock_due(clock, generation));
+                // As in `schedule`: a date that is not a finite number waits for infinity.
+                if due.is_finite() || self.at_infinity {
+                    self.queue.push(due, QueuedEvent::clock_due(clock, generation));
+                }
             }
         }
         dirty.clear();
@@ -1372,6 +1574,79 @@ impl Engine {
             self.lmm.expand(var, link, weight);
             self.restored_uses += 1;
         }
+    }
+}
+
+/// The last index from `from` on whose event comes before `until` (event `from` does): a
+/// search over indices, so that the dates compared are the ones `Profile::nth_event` gives.
+fn last_event_before(profile: &crate::profile::Profile, from: u64, until: f64) -> u64 {
+    let before = |n: u64| profile.nth_event(n).is_some_and(|(date, _)| date < until);
+    // An index past the answer, doubling the distance (a non-periodic profile runs out).
+    let (mut low, mut step) = (from, 1u64);
+    let mut high = loop {
+        let probe = from.saturating_add(step);
+        if !before(probe) || probe == u64::MAX {
+            break probe;
+        }
+        low = probe;
+        step = step.saturating_mul(2);
+    };
+    if before(high) {
+        return high;
+    }
+    while high - low > 1 {
+        let mid = low + (high - low) / 2;
+        if before(mid) {
+            low = mid;
+        } else {
+            high = mid;
+        }
+    }
+    low
+}
+
+/// The order in which the engine would have applied event `i` of `a`'s profile and event `j`
+/// of `b`'s, one after the other: by date, and at the same date in the order their steps were
+/// pushed, which is the order in which the events before them were applied, and so on back;
+/// first events were pushed in the order of [`initial_rank`]. Followed back at most
+/// [`SAME_DATE_WALK`] events: profiles still on the same dates then are in step, and keep the
+/// order they started in.
+fn applied_earlier(
+    platform: &Platform,
+    (a, i): (ProfileTarget, u64),
+    (b, j): (ProfileTarget, u64),
+) -> std::cmp::Ordering {
+    use std::cmp::Ordering;
+    let date = |target, n| {
+        platform_profile_of(platform, target)
+            .and_then(|p| p.nth_event(n))
+            .map(|e| e.0)
+    };
+    let (mut i, mut j) = (i, j);
+    for _ in 0..SAME_DATE_WALK {
+        match date(a, i).partial_cmp(&date(b, j)) {
+            Some(Ordering::Equal) | None => {}
+            Some(order) => return order,
+        }
+        match (i, j) {
+            (0, 0) => break,
+            // A first event was pushed when the run started, before any other.
+            (0, _) => return Ordering::Less,
+            (_, 0) => return Ordering::Greater,
+            _ => (i, j) = (i - 1, j - 1),
+        }
+    }
+    initial_rank(a).cmp(&initial_rank(b))
+}
+
+/// The order in which `Engine::schedule_profiles` pushes the first events.
+fn initial_rank(target: ProfileTarget) -> (u8, u32, u8) {
+    match target {
+        ProfileTarget::HostSpeed(h) => (0, h.0, 0),
+        ProfileTarget::HostState(h) => (0, h.0, 1),
+        ProfileTarget::LinkBandwidth(l) => (1, l.0, 0),
+        ProfileTarget::LinkLatency(l) => (1, l.0, 1),
+        ProfileTarget::LinkState(l) => (1, l.0, 2),
     }
 }
 

@@ -258,8 +258,7 @@ impl Engine {
             f64::INFINITY
         };
         let generation = act.generation;
-        self.queue
-            .push(now + service, QueuedEvent::completion(slot, generation));
+        self.schedule(now + service, QueuedEvent::completion(slot, generation));
     }
 
     /// The head of an FCFS disk left: serve the next request, if any.

@@ -769,3 +769,130 @@ fn a_run_whose_activities_can_never_progress_ends() {
     // 1 s of work per 100 s period: the 10th second of work ends at 9 * 100 + 1.
     assert!(rel_close(e.now().secs(), 901.0, 1e-12), "{}", e.now().secs());
 }
+
+#[test]
+fn an_end_date_that_is_not_a_finite_number_comes_after_every_finite_one() {
+    // Issue 38: 1e9 flops at 4e-310 flop/s end at 2.5e318 s, which is infinity. With a
+    // periodic profile elsewhere the completion at `inf` waited behind profile events for
+    // ever. The other host's exec ends at its date; then the run moves to infinity, where the
+    // first exec completes, and ends.
+    let mut p = Platform::new();
+    let tiny = p.add_host(Host::new("tiny", 4e-310)).unwrap();
+    let other = p.add_host(Host::new("other", 1e9)).unwrap();
+    p.hosts[1].speed_profile = Some(Profile::new(vec![(0.0, 1.0), (5.0, 0.5)], Some(10.0)).unwrap());
+    let mut e = Engine::new(Arc::new(p)).unwrap();
+    e.start_exec(tiny, 1e9, 1);
+    e.start_exec(other, 1e9, 2);
+    assert_eq!(drain(&mut e), vec![(2, 1.0, true), (1, f64::INFINITY, true)]);
+    assert_eq!(e.active_activities(), 0);
+    // 20 execs sharing the host: in fast mode its bottleneck clock holds them, and its next
+    // member's date overflows; all of them end at infinity, in both modes.
+    for mode in [SharingMode::Fast, SharingMode::Exact] {
+        let mut p = Platform::new();
+        let tiny = p.add_host(Host::new("tiny", 4e-310)).unwrap();
+        let mut e = Engine::with_options(Arc::new(p), NetworkParams::default(), mode);
+        for tag in 0..20 {
+            e.start_exec(tiny, 1e9, tag);
+        }
+        let ends = drain(&mut e);
+        assert_eq!(ends.len(), 20, "{mode:?}: {ends:?}");
+        assert!(
+            ends.iter().all(|&(_, date, done)| date == f64::INFINITY && done),
+            "{ends:?}"
+        );
+        assert_eq!(e.stats().clock_joins > 0, mode == SharingMode::Fast);
+    }
+    // An exec whose host's speed dropped to 0 for good waits instead: it is left, and the run
+    // ends at a finite date.
+    let mut p = Platform::new();
+    let h = p.add_host(Host::new("stuck", 1e9)).unwrap();
+    p.hosts[0].speed_profile = Some(Profile::new(vec![(1.0, 0.0)], None).unwrap());
+    let mut e = Engine::new(Arc::new(p)).unwrap();
+    e.start_exec(h, 1e10, 1);
+    assert!(e.next_notification().is_none());
+    assert!(e.now().is_finite() && e.active_activities() == 1);
+    // A 1e307 s latency ends at 1.3e308 s; the data phase, bounded by the TCP window to
+    // 4194304 / 2e307 B/s, would end at 5e310 s: at infinity.
+    let (p, a, b) = chain(&[(1e7, 1e307)]);
+    let mut e = Engine::new(Arc::new(p)).unwrap();
+    e.start_comm(a, b, 1e10, 1).unwrap();
+    assert_eq!(drain(&mut e), vec![(1, f64::INFINITY, true)]);
+    // A 1e308 s latency ends at infinity, where a window of 4194304 / 2e308 = 0 B/s leaves the
+    // comm for ever in its data phase.
+    let (p, a, b) = chain(&[(1e7, 1e308)]);
+    let mut e = Engine::new(Arc::new(p)).unwrap();
+    e.start_comm(a, b, 1e3, 1).unwrap();
+    assert_eq!(drain(&mut e), vec![]);
+    assert_eq!((e.now(), e.active_activities()), (SimTime::INFINITY, 1));
+}
+
+#[test]
+fn profile_events_no_activity_uses_are_skipped_to_the_next_activity_event() {
+    // Issue 38: a comm whose latency phase lasts 13.01 × 7e15 s, with a host speed profile of
+    // period 10 s elsewhere, would take 2e16 profile events to end. The profile touches no
+    // live activity, so the engine jumps it to the comm's next event: same date as without
+    // the profile, in a few events.
+    let alone = {
+        let (p, a, b) = chain(&[(1e7, 7e15)]);
+        let mut e = Engine::new(Arc::new(p)).unwrap();
+        e.start_comm(a, b, 1e3, 1).unwrap();
+        drain(&mut e)
+    };
+    assert_eq!(alone.len(), 1);
+    assert!(rel_close(alone[0].1, 13.01 * 7e15, 1e-3), "{alone:?}");
+    let (mut p, a, b) = chain(&[(1e7, 7e15)]);
+    p.hosts[0].speed_profile = Some(Profile::new(vec![(0.0, 1.0), (5.0, 0.5)], Some(10.0)).unwrap());
+    let mut e = Engine::new(Arc::new(p)).unwrap();
+    e.start_comm(a, b, 1e3, 1).unwrap();
+    assert_eq!(drain(&mut e), alone);
+    assert!(e.steps() < 3 * IDLE_PROFILE_RUN, "{} events", e.steps());
+}
+
+/// Sleeps until `at`, then starts a 1e10-flop exec on every host (tag = host index), and
+/// records each exec's end: (tag, date, completed?).
+fn execs_started_at(p: Platform, at: f64) -> (Vec<(u64, f64, bool)>, u64) {
+    let hosts = p.hosts.len();
+    let mut e = Engine::new(Arc::new(p)).unwrap();
+    e.sleep(at, 1000);
+    let mut out = Vec::new();
+    while let Some(note) = e.next_notification() {
+        match note {
+            Notification::Completed { tag: 1000, .. } => {
+                for h in 0..hosts {
+                    e.start_exec(HostId(h as u32), 1e10, h as u64);
+                }
+            }
+            Notification::Completed { tag, .. } => out.push((tag, e.now().secs(), true)),
+            Notification::Failed { tag, .. } => out.push((tag, e.now().secs(), false)),
+        }
+        if out.len() == hosts {
+            break;
+        }
+    }
+    (out, e.steps())
+}
+
+#[test]
+fn after_a_skip_activities_see_the_values_and_the_order_they_would_have_seen() {
+    // Host 0 is off at 10k and on at 10k + 5; host 1 off at 10k and on at 10k + 1; host 2
+    // runs at full speed from 10k, half speed from 10k + 5. At 10k both hosts go off in the
+    // order their steps were pushed: host 1's (pushed at 10k - 9) before host 0's (at
+    // 10k - 5), the reverse of the order of the first events. Execs started at 16 (no skip)
+    // and at 1e6 + 6 (after a skip over 4e5 profile events) end alike.
+    let mut p = Platform::new();
+    for name in ["a", "b", "c"] {
+        p.add_host(Host::new(name, 1e9)).unwrap();
+    }
+    p.hosts[0].state_profile = Some(Profile::new(vec![(0.0, 0.0), (5.0, 1.0)], Some(10.0)).unwrap());
+    p.hosts[1].state_profile = Some(Profile::new(vec![(0.0, 0.0), (1.0, 1.0)], Some(10.0)).unwrap());
+    p.hosts[2].speed_profile = Some(Profile::new(vec![(0.0, 1.0), (5.0, 0.5)], Some(10.0)).unwrap());
+    let (early, early_steps) = execs_started_at(p.clone(), 16.0);
+    // Host 2: 0.5 Gf/s to 20 (2e9 flops), 1 Gf/s to 25 (5e9), 0.5 Gf/s to 30 (2.5e9), then
+    // the last 5e8 at 1 Gf/s.
+    assert_eq!(early, vec![(1, 20.0, false), (0, 20.0, false), (2, 30.5, true)]);
+    assert!(early_steps < 100);
+    let (late, late_steps) = execs_started_at(p, 1e6 + 6.0);
+    let shifted: Vec<_> = early.iter().map(|&(t, d, ok)| (t, d - 16.0 + 1e6 + 6.0, ok)).collect();
+    assert_eq!(late, shifted);
+    assert!(late_steps < 2 * IDLE_PROFILE_RUN, "{late_steps} events");
+}
