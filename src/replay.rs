@@ -391,9 +391,14 @@ pub fn run_with_limits(scenario: &Scenario, platform: Platform, limits: RunLimit
             scenario.activity_lines.get(index).copied().unwrap_or(0)
         );
         let host = |field: &str, name: &str| {
-            platform
-                .host_id(name)
-                .ok_or_else(|| anyhow!("{at}: field {field}: unknown host '{name}'"))
+            platform.host_id(name).ok_or_else(|| {
+                let first: Vec<&str> = platform.hosts.iter().take(5).map(|h| h.name.as_str()).collect();
+                anyhow!(
+                    "{at}: field {field}: unknown host '{name}': platform '{}' has no such host (its first hosts: {})",
+                    scenario.platform,
+                    first.join(", ")
+                )
+            })
         };
         // A negative amount would "complete" at once and report success: refuse it.
         let amount = |field: &str, value: f64| {
