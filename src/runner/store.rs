@@ -300,24 +300,23 @@ impl Record {
 
     /// The record of a run that `[limits]` stopped: no metric, no table, the reason.
     pub fn stopped(fingerprint: &str, why: &str, limits: RunLimits, events: u64, wall_s: f64) -> Record {
-        Record {
-            format: FORMAT,
-            fingerprint: fingerprint.to_string(),
-            events,
-            wall_s: format_f64(wall_s),
-            metrics: BTreeMap::new(),
-            tables: BTreeMap::new(),
-            stopped: Some(StoppedRun {
-                why: why.to_string(),
-                limits: limits.to_string(),
-                incomplete: false,
-            }),
-        }
+        Record::without_result(fingerprint, events, wall_s, why, limits.to_string(), false)
     }
 
     /// The record of a run whose application could not finish its work (`why` says how much
     /// it did): no metric, no table.
     pub fn incomplete(fingerprint: &str, why: &str, events: u64, wall_s: f64) -> Record {
+        Record::without_result(fingerprint, events, wall_s, why, String::new(), true)
+    }
+
+    fn without_result(
+        fingerprint: &str,
+        events: u64,
+        wall_s: f64,
+        why: &str,
+        limits: String,
+        incomplete: bool,
+    ) -> Record {
         Record {
             format: FORMAT,
             fingerprint: fingerprint.to_string(),
@@ -327,8 +326,8 @@ impl Record {
             tables: BTreeMap::new(),
             stopped: Some(StoppedRun {
                 why: why.to_string(),
-                limits: String::new(),
-                incomplete: true,
+                limits,
+                incomplete,
             }),
         }
     }
