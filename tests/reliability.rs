@@ -449,7 +449,8 @@ fn limits_that_are_not_numbers_or_out_of_range_are_named() {
 
 #[test]
 fn what_cannot_fit_in_memory_is_refused_before_it_starts_with_the_amount() {
-    // Issue 17 item 5: `--pending 2000000000` passed 6 GB in 7 s before being killed.
+    // Two billion pending sleeps need far more memory than any machine has: refused up front,
+    // before the queue starts to grow.
     let out = gridsim()
         .args(["bench", "engine", "--pending", "2000000000", "--repeat", "1"])
         .output()
@@ -460,7 +461,7 @@ fn what_cannot_fit_in_memory_is_refused_before_it_starts_with_the_amount() {
         stderr.contains("--pending 2000000000 would need about 260.0 GB of memory; this "),
         "{stderr}"
     );
-    // 2^63 - 1 tasks with the chunks table: accepted before, the table grew ~55 MB/s.
+    // 2^63 - 1 tasks with the chunks table: a table of one row per chunk that no memory holds.
     let dir = tempfile::tempdir().unwrap();
     let platform = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("platforms/data/walfc6.toml");
     let file = experiment(
