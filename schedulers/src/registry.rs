@@ -41,57 +41,44 @@ pub struct Param {
 }
 
 impl Param {
-    /// A whole number of at least `min` (at most 1e15).
-    pub const fn integer(name: &'static str, meaning: &'static str, default: &'static str, min: f64) -> Param {
+    const fn of(
+        kind: Kind,
+        name: &'static str,
+        meaning: &'static str,
+        default: &'static str,
+        min: f64,
+        max: f64,
+    ) -> Param {
         Param {
             name,
             meaning,
             unit: "",
             default,
-            kind: Kind::Integer,
+            kind,
             min,
-            max: 1e15,
+            max,
         }
+    }
+
+    /// A whole number of at least `min` (at most 1e15).
+    pub const fn integer(name: &'static str, meaning: &'static str, default: &'static str, min: f64) -> Param {
+        Param::of(Kind::Integer, name, meaning, default, min, 1e15)
     }
 
     /// A real number of at least `min`.
     pub const fn real(name: &'static str, meaning: &'static str, default: &'static str, min: f64) -> Param {
-        Param {
-            name,
-            meaning,
-            unit: "",
-            default,
-            kind: Kind::Real,
-            min,
-            max: f64::MAX,
-        }
+        Param::of(Kind::Real, name, meaning, default, min, f64::MAX)
     }
 
     /// 0 or 1.
     pub const fn flag(name: &'static str, meaning: &'static str, default: &'static str) -> Param {
-        Param {
-            name,
-            meaning,
-            unit: "",
-            default,
-            kind: Kind::Flag,
-            min: 0.0,
-            max: 1.0,
-        }
+        Param::of(Kind::Flag, name, meaning, default, 0.0, 1.0)
     }
 
     /// A parameter whose kind and range its family's builder checks itself (the families whose
     /// policies do not export [`Entry`]s yet).
     pub const fn described(name: &'static str, meaning: &'static str, default: &'static str) -> Param {
-        Param {
-            name,
-            meaning,
-            unit: "",
-            default,
-            kind: Kind::Real,
-            min: f64::MIN,
-            max: f64::MAX,
-        }
+        Param::of(Kind::Real, name, meaning, default, f64::MIN, f64::MAX)
     }
 
     /// The same parameter with a largest accepted value.
@@ -273,11 +260,6 @@ pub fn build_entry<T: ?Sized>(
     (entry.build)(&Values::new(&entry.info, params)).map_err(|e| format!("scheduler '{name}': {e}"))
 }
 
-/// The descriptions of `entries`, for the family's listings.
-pub fn infos<T: ?Sized>(entries: &'static [Entry<T>]) -> Vec<&'static PolicyInfo> {
-    entries.iter().map(|e| &e.info).collect()
-}
-
 fn check_keys(info: &PolicyInfo, params: &BTreeMap<String, f64>) -> Result<(), String> {
     for key in params.keys() {
         if info.param(key).is_none() {
@@ -338,14 +320,20 @@ pub fn value_or_default(entry: &PolicyInfo, params: &BTreeMap<String, f64>, key:
 
 /// Declares a family's policy modules and its registry, in `gridsim list` order:
 /// `policies!(dyn ChunkPolicy; work_queue: [ENTRY], weighted_factoring: [WF, AWF], ...)`
-/// expands to `pub mod work_queue; ...` and `pub const POLICIES: &[Entry<dyn ChunkPolicy>]`
-/// holding each module's named entries. Adding a policy is its file plus one line here.
+/// expands to `pub mod work_queue; ...`, `pub const POLICIES: &[Entry<dyn ChunkPolicy>]`
+/// holding each module's named entries, and `infos()`, their descriptions. Adding a policy is its file plus one line here.
 #[macro_export]
 macro_rules! policies {
     ($policy:ty; $($module:ident: [$($entry:ident),+ $(,)?]),+ $(,)?) => {
         $(pub mod $module;)+
         /// Every policy of the family, each entry exported by its own file.
         pub const POLICIES: &[$crate::registry::Entry<$policy>] = &[$($($module::$entry),+),+];
+
+        /// The entries' descriptions, for listings and parameter tables.
+        pub fn infos() -> &'static [$crate::registry::PolicyInfo] {
+            static INFOS: std::sync::OnceLock<Vec<$crate::registry::PolicyInfo>> = std::sync::OnceLock::new();
+            INFOS.get_or_init(|| POLICIES.iter().map(|e| e.info).collect())
+        }
     };
 }
 

@@ -2,17 +2,10 @@
 //! themselves are in the policies' own files, listed once in `bot/mod.rs`.
 
 use std::collections::BTreeMap;
-use std::sync::OnceLock;
 
 use super::ChunkPolicy;
-pub use super::POLICIES;
+pub use super::{infos, POLICIES};
 pub use crate::registry::PolicyInfo;
-
-/// The entries' descriptions, for listings and parameter tables.
-pub fn infos() -> &'static [PolicyInfo] {
-    static INFOS: OnceLock<Vec<PolicyInfo>> = OnceLock::new();
-    INFOS.get_or_init(|| POLICIES.iter().map(|e| e.info).collect())
-}
 
 /// Builds a policy from its name and parameters; errors name the bad parameter and list the
 /// valid names.

@@ -2,10 +2,9 @@
 //! the policies' own files, listed once in `cluster/mod.rs`.
 
 use std::collections::BTreeMap;
-use std::sync::OnceLock;
 
 use super::balancer::{FeedbackController, LoadBalancer};
-pub use super::POLICIES;
+pub use super::{infos, POLICIES};
 pub use crate::registry::PolicyInfo;
 
 /// A built policy: the balancer, its controller (WAL-FC) and the initial `W_IO`.
@@ -32,12 +31,6 @@ impl Built {
             w_io,
         })
     }
-}
-
-/// The entries' descriptions, for listings and parameter tables.
-pub fn infos() -> &'static [PolicyInfo] {
-    static INFOS: OnceLock<Vec<PolicyInfo>> = OnceLock::new();
-    INFOS.get_or_init(|| POLICIES.iter().map(|e| e.info).collect())
 }
 
 /// Builds a policy from its name and parameters; errors name the bad parameter and list the

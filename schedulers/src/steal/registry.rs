@@ -3,10 +3,9 @@
 //! runtime's own parameters (thread limit, time slice, ...) belong to the family.
 
 use std::collections::BTreeMap;
-use std::sync::OnceLock;
 
 use super::policy::StealPolicy;
-pub use super::POLICIES;
+pub use super::{infos, POLICIES};
 pub use crate::registry::PolicyInfo;
 
 /// What a work-stealing entry builds: a maker of each PE's policy object, given the PE count.
@@ -17,12 +16,6 @@ impl Makers {
     pub fn new(make: impl Fn(usize) -> Box<dyn StealPolicy> + Send + Sync + 'static) -> Box<Makers> {
         Box::new(Makers(Box::new(make)))
     }
-}
-
-/// The entries' descriptions, for listings and parameter tables.
-pub fn infos() -> &'static [PolicyInfo] {
-    static INFOS: OnceLock<Vec<PolicyInfo>> = OnceLock::new();
-    INFOS.get_or_init(|| POLICIES.iter().map(|e| e.info).collect())
 }
 
 /// One policy object per PE for the policy `name` with `params`; errors name the bad
