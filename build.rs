@@ -1,6 +1,6 @@
 //! Computes the build identity: a hash of every source file that can change a simulation's
-//! result (the engine, the families and policies, the platform and trace readers, and the
-//! binary's experiment expansion and family adapters). Run records are keyed on it, so a binary
+//! result (the engine, the families, their adapters and policies, the platform and trace readers,
+//! and the binary's experiment expansion). Run records are keyed on it, so a binary
 //! rebuilt with different simulation code never reuses a record (`GRIDSIM_BUILD_ID`). Output,
 //! plotting and CLI code are left out: changing them cannot change a result.
 
@@ -13,8 +13,6 @@ const SIMULATION_SOURCES: &[&str] = &[
     "schedulers/src",
     "platforms/src",
     "traces/src",
-    "src/families",
-    "src/family.rs",
     "src/experiment",
     "src/replay.rs",
     "Cargo.lock",

@@ -434,7 +434,7 @@ fn grid_experiment(n: u64, tasks_per_host: u64) -> String {
 
 /// Measures one size of [`generated_grids`] in this process and prints its line.
 fn one_grid(n: u64, tasks_per_host: u64, repeat: usize) -> Result<()> {
-    let families = gridsim::families::all();
+    let families = schedulers::families::all();
     let path = std::path::Path::new("bench-grid.toml");
     // What any load and run allocates once (the families, the parser's tables, the allocator's
     // first arenas) is not the grid's: a 20-host load and run first, untimed.
@@ -599,7 +599,7 @@ fn first_run_of_each_scheduler(
     metric: &str,
     unit: &str,
 ) -> Result<()> {
-    let experiment = gridsim::experiment::load(file, false, &gridsim::families::all())?;
+    let experiment = gridsim::experiment::load(file, false, &schedulers::families::all())?;
     if experiment.family.name() != family {
         let spec = gridsim::experiment::parse(file, &experiment.text)?;
         let (line, column) = gridsim::experiment::error::line_column(&experiment.text, spec.family.span().start);

@@ -30,7 +30,8 @@ use traces::info::summarize;
 use traces::job::{read_workload, Selection};
 use traces::TraceFormat;
 
-use crate::{experiment, families, replay, tracefile};
+use crate::{experiment, replay, tracefile};
+use schedulers::families;
 
 /// A fuzz target: takes any bytes, returns normally unless it found a bug.
 pub type Target = fn(&[u8]);

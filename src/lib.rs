@@ -6,8 +6,6 @@
 pub const BUILD_ID: &str = env!("GRIDSIM_BUILD_ID");
 
 pub mod experiment;
-pub mod families;
-pub mod family;
 pub mod fuzzing;
 pub mod memory;
 pub mod output;

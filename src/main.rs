@@ -10,9 +10,10 @@ use std::process::ExitCode;
 
 use anyhow::Result;
 use clap::{Parser, Subcommand};
+use gridsim::experiment;
 use gridsim::plot::Media;
 use gridsim::runner::{self, Progress, RunOptions, Shard};
-use gridsim::{experiment, families};
+use schedulers::families;
 
 /// Discrete-event grid scheduling simulator.
 ///

@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use gridsim::experiment;
-use gridsim::families;
+use schedulers::families;
 
 fn load(text: &str) -> Result<experiment::Experiment, experiment::ExperimentError> {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("experiments/test.toml");

@@ -13,7 +13,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use gridsim::family::{ParamValue, RunOutput, RunSpec};
+use schedulers::family::{ParamValue, RunOutput, RunSpec};
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -155,7 +155,7 @@ fn same(a: &RunOutput, b: &RunOutput) -> bool {
 fn every_accepted_parameter_changes_the_run_or_is_refused() {
     let mut ignored = Vec::new();
     let mut checked = 0;
-    for family in gridsim::families::all() {
+    for family in schedulers::families::all() {
         let (platform_file, params) = base(family.name());
         let platform = Arc::new(platforms::load_platform(&root().join("platforms/data").join(platform_file)).unwrap());
         for scheduler in family.schedulers() {

@@ -1,7 +1,7 @@
 //! Issue 18, item 8: every policy a family registers runs from an experiment file, so that a
 //! policy added to a registry (one entry: name, description, parameters with defaults) is known
 //! to `validate`, runs and reaches runs.csv and params.csv without another list to edit. The
-//! schedulers come from the families themselves (`gridsim::families::all`), not from a list
+//! schedulers come from the families themselves (`schedulers::families::all`), not from a list
 //! written here: a new policy is tested as soon as it is registered.
 
 use std::fs;
@@ -60,7 +60,7 @@ fn run(dir: &Path, file: &str) -> (bool, String) {
 fn every_registered_policy_runs_from_an_experiment_file() {
     let dir = tempfile::tempdir().unwrap();
     let mut ran = 0;
-    for family in gridsim::families::all() {
+    for family in schedulers::families::all() {
         let schedulers: String = family
             .schedulers()
             .iter()
@@ -95,5 +95,5 @@ fn every_registered_policy_runs_from_an_experiment_file() {
         }
     }
     // bot 7, cluster 5, steal 3, amoget 3, alt 2 today; at least one per family always.
-    assert!(ran >= gridsim::families::all().len());
+    assert!(ran >= schedulers::families::all().len());
 }

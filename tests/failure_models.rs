@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 
 use gridsim::experiment;
-use gridsim::families;
+use schedulers::families;
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))

@@ -333,7 +333,7 @@ fn reduced_bundled_experiments_load() {
     let mut paths = Vec::new();
     walk(&root.join("experiments"), &[".toml"], &mut paths);
     assert!(!paths.is_empty());
-    let families = gridsim::families::all();
+    let families = schedulers::families::all();
     let as_if = root.join("experiments/fuzz.toml");
     for path in paths {
         let text = reduce_experiment(&std::fs::read_to_string(&path).expect("readable experiment"));

@@ -14,10 +14,10 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use gridsim::experiment::{self, Experiment};
-use gridsim::family::{Family, Named, ParamValue, RunOutput, RunSpec, Table, TableInfo, UsedParams};
 use gridsim::output::CsvTable;
 use gridsim::runner::{self, RunOptions, Shard};
 use rand::Rng;
+use schedulers::family::{Family, Named, ParamValue, RunOutput, RunSpec, Table, TableInfo, UsedParams};
 use sim_core::platform::HostId;
 use sim_core::{Application, Engine, Notification, Simulation};
 

@@ -17,8 +17,8 @@ use std::process::Command;
 use std::sync::Arc;
 use std::time::Instant;
 
-use gridsim::families::BagOfTasks;
-use gridsim::family::{Family, ParamValue, RunSpec};
+use schedulers::families::BagOfTasks;
+use schedulers::family::{Family, ParamValue, RunSpec};
 
 const TOLERANCE: f64 = 1e-9;
 const PLATFORM: &str = "platforms/data/grid90.xml";

@@ -4,8 +4,8 @@
 use std::path::PathBuf;
 
 use gridsim::experiment;
-use gridsim::families;
-use gridsim::family::ParamValue;
+use schedulers::families;
+use schedulers::family::ParamValue;
 
 fn load(text: &str) -> Result<experiment::Experiment, experiment::ExperimentError> {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("experiments/test.toml");

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::process::Command;
 
 use gridsim::experiment;
-use gridsim::families;
+use schedulers::families;
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))

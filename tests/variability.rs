@@ -7,7 +7,7 @@
 use std::path::{Path, PathBuf};
 
 use gridsim::experiment;
-use gridsim::family::ParamValue;
+use schedulers::family::ParamValue;
 
 fn bot(params: &str, schedulers: &str, replications: u32) -> String {
     let platform = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("platforms/data/walfc6.toml");
@@ -19,7 +19,7 @@ fn bot(params: &str, schedulers: &str, replications: u32) -> String {
 }
 
 /// The flops of every chunk of a run: its compute time times its host's speed.
-fn chunk_flops(run: &experiment::Run, family: &dyn gridsim::family::Family) -> Vec<f64> {
+fn chunk_flops(run: &experiment::Run, family: &dyn schedulers::family::Family) -> Vec<f64> {
     let out = family.run(&run.spec).unwrap();
     let table = &out.tables["chunks"];
     let col = |name: &str| table.columns.iter().position(|c| c == name).unwrap();
@@ -45,7 +45,7 @@ fn task_sizes_have_the_mean_and_coefficient_of_variation_asked_for() {
         "[[schedulers]]\nname = \"wq\"\nparams = { chunk = 1 }",
         1,
     );
-    let exp = experiment::load_str(Path::new("var.toml"), &text, false, &gridsim::families::all()).unwrap();
+    let exp = experiment::load_str(Path::new("var.toml"), &text, false, &schedulers::families::all()).unwrap();
     let sizes = chunk_flops(&exp.runs[0], exp.family);
     let n = sizes.len() as f64;
     assert_eq!(n, 20000.0);
@@ -65,7 +65,7 @@ fn replications_differ_and_compared_schedulers_see_the_same_tasks() {
         "[[schedulers]]\nname = \"wq\"\n[[schedulers]]\nname = \"gss\"",
         2,
     );
-    let exp = experiment::load_str(Path::new("var.toml"), &text, false, &gridsim::families::all()).unwrap();
+    let exp = experiment::load_str(Path::new("var.toml"), &text, false, &schedulers::families::all()).unwrap();
     assert!(exp.warnings.is_empty(), "{:?}", exp.warnings);
     let total = |i: usize| chunk_flops(&exp.runs[i], exp.family).iter().sum::<f64>();
     let by = |scheduler: &str, replication: u32| {
@@ -83,7 +83,7 @@ fn replications_differ_and_compared_schedulers_see_the_same_tasks() {
 #[test]
 fn replications_of_runs_that_draw_nothing_are_warned_about() {
     let text = bot("tasks = 50\ntask_flops = 1e8", "[[schedulers]]\nname = \"wq\"", 5);
-    let exp = experiment::load_str(Path::new("var.toml"), &text, false, &gridsim::families::all()).unwrap();
+    let exp = experiment::load_str(Path::new("var.toml"), &text, false, &schedulers::families::all()).unwrap();
     assert_eq!(exp.warnings.len(), 1, "{:?}", exp.warnings);
     assert!(
         exp.warnings[0].starts_with(
@@ -137,7 +137,7 @@ fn a_worker_whose_host_comes_back_works_again_and_its_lost_chunk_is_logged() {
          task_flops = 1e9\nmaster = \"m\"\n[[schedulers]]\nname = \"wq\"\n[outputs]\ntables = [\"lost_chunks\"]\n",
         platform.display().to_string()
     );
-    let exp = experiment::load_str(&dir.path().join("e.toml"), &text, false, &gridsim::families::all()).unwrap();
+    let exp = experiment::load_str(&dir.path().join("e.toml"), &text, false, &schedulers::families::all()).unwrap();
     let out = exp.family.run(&exp.runs[0].spec).unwrap();
     let m = |k: &str| out.metrics[k];
     assert!((m("makespan_s") - 25.5).abs() < 1e-6, "{}", m("makespan_s"));
@@ -164,7 +164,7 @@ fn a_worker_whose_host_comes_back_works_again_and_its_lost_chunk_is_logged() {
     );
     // A host that never comes back: the worker stays lost and the run still ends.
     failing_platform(dir.path(), None);
-    let exp = experiment::load_str(&dir.path().join("e.toml"), &text, false, &gridsim::families::all()).unwrap();
+    let exp = experiment::load_str(&dir.path().join("e.toml"), &text, false, &schedulers::families::all()).unwrap();
     let out = exp.family.run(&exp.runs[0].spec).unwrap();
     assert!(
         (out.metrics["makespan_s"] - 30.0).abs() < 1e-6,

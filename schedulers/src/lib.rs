@@ -4,6 +4,8 @@
 
 pub mod bot;
 pub mod cluster;
+pub mod families;
+pub mod family;
 pub mod registry;
 pub mod skeleton;
 pub mod steal;

@@ -29,8 +29,8 @@ use super::error::{list, Reporter};
 use super::seed::StableHasher;
 use super::spec::AvailabilitySpec;
 use super::PlatformEntry;
-use crate::family::RunSpec;
 use crate::tracefile::{self, located};
+use schedulers::family::RunSpec;
 
 /// How FTA nodes find their hosts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -10,7 +10,7 @@ use toml::Spanned;
 use super::error::{list, Reporter};
 use super::spec::{FigureKind, FigureSpec};
 use super::{filter_values, is_safe_name, Run, RunColumns};
-use crate::family::Family;
+use schedulers::family::Family;
 
 /// The columns of the CSV a figure draws from: runs.csv (run id, key columns with `hosts` after
 /// `platform`, metrics, events)

@@ -32,9 +32,9 @@ use toml::Spanned;
 
 pub use error::{Diagnostic, ExperimentError};
 
-use crate::family::{Family, ParamValue, RunSpec, UsedParams};
 use crate::output::format_value;
 use error::{list, Reporter};
+use schedulers::family::{Family, ParamValue, RunSpec, UsedParams};
 use seed::{derive_seed, fingerprint, SeedInput, StableHasher};
 use spec::{ExperimentSpec, FigureSpec};
 
@@ -206,7 +206,7 @@ struct Sched {
 }
 
 /// Reads, checks and expands an experiment file. `families` is the registry to resolve
-/// `family` against (the binary passes [`crate::families::all`]); `quick` applies `[quick]`.
+/// `family` against (the binary passes [`schedulers::families::all`]); `quick` applies `[quick]`.
 pub fn load(path: &Path, quick: bool, families: &[&'static dyn Family]) -> Result<Experiment, ExperimentError> {
     let text = platforms::read_text_file(path).map_err(|message| ExperimentError {
         diagnostics: vec![Diagnostic {

@@ -30,8 +30,8 @@ use super::error::{list, Reporter};
 use super::seed::StableHasher;
 use super::spec::ExperimentSpec;
 use super::{convert_param, product, Param, PlatformEntry};
-use crate::family::ParamValue;
 use crate::output::format_value;
+use schedulers::family::ParamValue;
 
 /// The generators and the parameters each accepts.
 pub const GENERATORS: &[(&str, &[&str])] = &[

@@ -15,8 +15,8 @@
 //! compiler version. Integers and integral floats with the same value (`1000`, `1000.0`) hash
 //! the same, as they print the same in the CSV.
 
-use crate::family::ParamValue;
 use crate::output::format_value;
+use schedulers::family::ParamValue;
 
 const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
 const FNV_PRIME: u64 = 0x0000_0100_0000_01b3;

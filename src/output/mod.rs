@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 
-use crate::family::ParamValue;
+use schedulers::family::ParamValue;
 
 /// Shortest text that parses back to the same `f64`.
 ///

@@ -32,9 +32,9 @@ use sim_core::budget;
 
 use crate::experiment::limits::RunLimits;
 use crate::experiment::{Experiment, Run};
-use crate::family::check_output;
 use crate::output::write_atomic;
 use crate::plot::Media;
+use schedulers::family::check_output;
 use store::{Manifest, Record, RECORDS_DIR};
 
 /// One slice of a sweep: the runs whose index is `k - 1` modulo `n`.

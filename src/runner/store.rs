@@ -26,8 +26,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::experiment::limits::RunLimits;
 use crate::experiment::Experiment;
-use crate::family::{ParamValue, RunOutput};
 use crate::output::{format_f64, format_value, write_atomic, CsvFileWriter, CsvTable};
+use schedulers::family::{ParamValue, RunOutput};
 
 /// Version of the record and manifest formats.
 pub const FORMAT: u32 = 1;
@@ -610,7 +610,7 @@ pub fn missing_runs_message(manifest: &Manifest, missing: &[usize]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::family::Table;
+    use schedulers::family::Table;
 
     #[test]
     fn records_round_trip_every_value_exactly() {

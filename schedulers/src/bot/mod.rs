@@ -17,6 +17,7 @@
 //! carried by its next request (LDS). Policies see a read-only [`MasterView`] and return a number.
 
 mod app;
+pub mod family;
 pub mod registry;
 
 // Every bag-of-tasks policy, in `gridsim list` order: each module exports its registry entry.

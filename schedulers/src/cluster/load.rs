@@ -4,7 +4,7 @@
 //! its hit and page-fault rates, so the policies' view of a node is the model's own.
 //!
 //! Rates (`λ_u`, `μ`) are per second of the job's CPU time; the experiment's `rate_unit_s`
-//! turns the paper's "No./ms" into them (see `src/families/cluster.rs`).
+//! turns the paper's "No./ms" into them (see `schedulers/src/cluster/family.rs`).
 
 use super::config::ClusterConfig;
 

@@ -22,6 +22,7 @@ pub mod app;
 pub mod balancer;
 pub mod config;
 pub mod controller;
+pub mod family;
 pub mod load;
 pub mod registry;
 

@@ -41,6 +41,7 @@ pub mod alt;
 pub mod alt_sim;
 pub mod amoget;
 pub mod ctmc;
+pub mod family;
 pub mod mapping;
 pub mod measure;
 pub mod nws;

@@ -16,6 +16,7 @@
 //! | Satin CRS | [`satin`] | van Nieuwpoort, Kielmann & Bal, PPoPP 2001 |
 
 pub mod config;
+pub mod family;
 pub mod policy;
 pub mod program;
 pub mod programs;

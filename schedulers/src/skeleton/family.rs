@@ -14,13 +14,13 @@
 //! The AMoGeT rates are then *measured* as §4.3 describes: `cpu_j` = host speed, `av_j` = its
 //! availability at time 0, `la_ij` = the simulated time of a `probe_bytes` message alone
 //! between the two hosts. Each run solves the CTMC of its mapping and simulates the same
-//! application ([`schedulers::skeleton::pipeline_sim`]) in `mode` `model` (the CTMC's
+//! application ([`crate::skeleton::pipeline_sim`]) in `mode` `model` (the CTMC's
 //! assumptions: it must agree within the interval) or `realistic` (transfers on the links,
 //! computations on the CPUs). Schedulers: `fixed` runs the `mapping` it is given; `amoget`
 //! solves the model of every candidate (a `;`-separated list in `candidates`, or every mapping
 //! of the `deal_workers` shape up to relabelling of interchangeable processors), keeps the best
 //! throughput (§4.6) and simulates it. A mapping search in parallel is a sweep over `mapping`.
-//! `amoget-adaptive` runs AMoGeT during the run ([`schedulers::skeleton::adaptive`], realistic
+//! `amoget-adaptive` runs AMoGeT during the run ([`crate::skeleton::adaptive`], realistic
 //! mode only): the sensors sample `av_j` and `la_ij` every `sample_period_s`, each series feeds
 //! an NWS battery (`forecasters`, selected by `forecast_metric`), and every `remap_period_s`
 //! (0: only at date 0, i.e. static AMoGeT on the same code path) the candidates' CTMCs are
@@ -37,19 +37,19 @@
 //! every other host). Every server registers reduce, scan and divide-and-conquer with `threads`
 //! threads; registration measures `t_s`, `t_w` and speed-ups in the engine; `min-predicted`
 //! picks the server of least eq. 1 time, `fixed` uses `server`; the call is then simulated
-//! ([`schedulers::skeleton::alt_sim`]).
+//! ([`crate::skeleton::alt_sim`]).
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use schedulers::skeleton::adaptive::{self, rate_in, simulate_adaptive, AdaptiveSim, MonitorConfig};
-use schedulers::skeleton::alt::{DcCosts, PerfFunction};
-use schedulers::skeleton::alt_sim::{run_scenario, AltScenario, Calibration, Choice, ServerSpec};
-use schedulers::skeleton::amoget::{self, amoget_rates, Application, EvaluateOptions, RateConstants};
-use schedulers::skeleton::mapping::{enumerate_mappings, rank, Mapping, MappingEvaluation};
-use schedulers::skeleton::measure::mesh_platform;
-use schedulers::skeleton::nws::{default_battery, ErrorMetric, Forecaster};
-use schedulers::skeleton::pipeline_sim::{measure_grid, simulate, PipelineSim, ServiceDist, SimMode};
+use crate::skeleton::adaptive::{self, rate_in, simulate_adaptive, AdaptiveSim, MonitorConfig};
+use crate::skeleton::alt::{DcCosts, PerfFunction};
+use crate::skeleton::alt_sim::{run_scenario, AltScenario, Calibration, Choice, ServerSpec};
+use crate::skeleton::amoget::{self, amoget_rates, Application, EvaluateOptions, RateConstants};
+use crate::skeleton::mapping::{enumerate_mappings, rank, Mapping, MappingEvaluation};
+use crate::skeleton::measure::mesh_platform;
+use crate::skeleton::nws::{default_battery, ErrorMetric, Forecaster};
+use crate::skeleton::pipeline_sim::{measure_grid, simulate, PipelineSim, ServiceDist, SimMode};
 use sim_core::platform::{Host, HostId, Link, Platform};
 use sim_core::profile::Profile;
 
@@ -1706,7 +1706,7 @@ mod tests {
         // AMoGeT §5.3, Experiment 1: at latency 0.01 the best mapping is (1,2,3,4); at 20 s,
         // (1,1,2,2) (0.01648) beats (1,2,3,4) (0.01459). The latency jumps at 1005 s; decisions
         // every 50 s on forecasts of 10 s samples: the first decision after the jump (1050 s,
-        // schedulers::skeleton::adaptive docs) moves the pipeline to (1,1,2,2).
+        // crate::skeleton::adaptive docs) moves the pipeline to (1,1,2,2).
         let params = [
             ("stage_times_s", s("10,10,10,10")),
             ("latency_s", ParamValue::Float(0.01)),

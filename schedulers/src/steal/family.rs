@@ -18,7 +18,7 @@
 use std::collections::BTreeMap;
 use std::sync::{Arc, OnceLock};
 
-use schedulers::steal::{self, programs, registry, MessageKind, StealConfig, StealRuntime};
+use crate::steal::{self, programs, registry, MessageKind, StealConfig, StealRuntime};
 use sim_core::platform::HostId;
 use sim_core::{rng, Engine};
 

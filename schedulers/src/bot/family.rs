@@ -8,7 +8,7 @@
 use std::collections::BTreeMap;
 use std::sync::{Arc, OnceLock};
 
-use schedulers::bot::{self, registry, BotConfig, TaskSizes};
+use crate::bot::{self, registry, BotConfig, TaskSizes};
 use sim_core::platform::HostId;
 use sim_core::Engine;
 

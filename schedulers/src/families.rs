@@ -1,17 +1,12 @@
 //! The registry of application families that experiment files can name. Adding a family: one
 //! file here implementing [`Family`] and one line in [`all`].
 
-mod bot;
-mod cluster;
-mod skeleton;
-mod steal;
-
 use crate::family::Family;
 
-pub use bot::BagOfTasks;
-pub use cluster::ClusterFamily;
-pub use skeleton::{AltSkeletons, Amoget};
-pub use steal::StealFamily;
+pub use crate::bot::family::BagOfTasks;
+pub use crate::cluster::family::ClusterFamily;
+pub use crate::skeleton::family::{AltSkeletons, Amoget};
+pub use crate::steal::family::StealFamily;
 
 /// Every family, in the order `gridsim list` shows them.
 pub fn all() -> Vec<&'static dyn Family> {

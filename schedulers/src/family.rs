@@ -11,7 +11,7 @@ use std::fmt;
 use std::ops::Deref;
 use std::sync::{Arc, OnceLock};
 
-use schedulers::registry::PolicyInfo;
+use crate::registry::PolicyInfo;
 
 use sim_core::platform::{HostId, Platform};
 
@@ -134,7 +134,7 @@ impl<'a> ParamReader<'a> {
     /// the run does not set. A default that is a number is written as one; one that is a
     /// formula (`ceil(N/(2P))`) as its text, which is how the entry reads it.
     pub fn entry_defaults(&self, entry: &PolicyInfo) {
-        for &schedulers::registry::Param { name, default, .. } in entry.params {
+        for &crate::registry::Param { name, default, .. } in entry.params {
             let value = match default.parse::<i64>() {
                 Ok(i) => ParamValue::Int(i),
                 Err(_) => match default.parse::<f64>() {
@@ -364,7 +364,7 @@ pub fn parameter_names_from(
         let mut all: Vec<Named> = model.to_vec();
         for &policies in registries {
             for policy in policies {
-                for &schedulers::registry::Param {
+                for &crate::registry::Param {
                     name, meaning, default, ..
                 } in policy.params
                 {

@@ -30,8 +30,8 @@
 use std::collections::BTreeMap;
 use std::sync::{Arc, OnceLock};
 
+use crate::cluster::{self, registry, ClusterConfig, ClusterJob, ClusterSetup, JobLoad};
 use rand::Rng;
-use schedulers::cluster::{self, registry, ClusterConfig, ClusterJob, ClusterSetup, JobLoad};
 use sim_core::platform::{DiskModel, HostId};
 use sim_core::{rng, Engine};
 use traces::info::nearest_rank;
