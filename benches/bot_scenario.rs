@@ -221,7 +221,7 @@ fn main() {
     let mut result = None;
     let mut allocations = 0;
     for _ in 0..o.repeat {
-        let policy = registry::build(name, &params).unwrap_or_else(|e| die(&e));
+        let policy = registry::build(name, &params).unwrap_or_else(|e| die(&e.to_string()));
         let t1 = Instant::now();
         let engine = Engine::new(Arc::clone(&platform)).unwrap_or_else(|e| die(&e.to_string()));
         let built = t1.elapsed();

@@ -630,7 +630,7 @@ fn first_run_of_each_scheduler(
             let start = Instant::now();
             let out = run
                 .spec_to_run()
-                .and_then(|spec| experiment.family.run(&spec))
+                .and_then(|spec| experiment.family.run(&spec).map_err(String::from))
                 .map_err(|e| anyhow::anyhow!("{e}"))?;
             times.push(start.elapsed().as_secs_f64());
             last = Some(out);

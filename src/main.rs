@@ -488,10 +488,19 @@ fn list(root: &Path) -> Result<()> {
         println!("  schedulers:");
         for s in family.schedulers() {
             println!("    {:<20} {}", s.name, s.description);
+            for p in s.params {
+                println!("      {:<18} {}", p.name, p.summary());
+            }
+        }
+        for entry in family.other_entries() {
+            println!("  {} (parameters):", entry.name);
+            for p in entry.params {
+                println!("    {:<20} {}", p.name, p.summary());
+            }
         }
         println!("  parameters:");
         for p in family.parameters() {
-            println!("    {:<20} {}", p.name, p.description);
+            println!("    {:<20} {}", p.name, p.summary());
         }
         println!("  metrics (runs.csv):");
         for m in family.metrics() {

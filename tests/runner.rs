@@ -17,7 +17,10 @@ use gridsim::experiment::{self, Experiment};
 use gridsim::output::CsvTable;
 use gridsim::runner::{self, RunOptions, Shard};
 use rand::Rng;
-use schedulers::family::{Family, Named, ParamValue, RunOutput, RunSpec, Table, TableInfo, UsedParams};
+use schedulers::family::{
+    Family, Named, ParamReader, ParamValue, RunError, RunOutput, RunSpec, Table, TableInfo, UsedParams,
+};
+use schedulers::registry::{Param, PolicyInfo};
 use sim_core::platform::HostId;
 use sim_core::{Application, Engine, Notification, Simulation};
 
@@ -27,37 +30,38 @@ use sim_core::{Application, Engine, Notification, Simulation};
 struct Toy;
 static TOY: Toy = Toy;
 
-const TOY_PARAMS: &[Named] = &[
-    Named {
-        name: "tasks",
-        description: "number of tasks",
-    },
-    Named {
-        name: "flops",
-        description: "mean flops per task (each is uniform in [0.5, 1.5] times this)",
-    },
-    Named {
-        name: "bytes",
-        description: "input bytes per task, sent from node 0",
-    },
-    Named {
-        name: "fail_tasks",
-        description: "the run fails when tasks equals this (to test errors)",
-    },
-    Named {
-        name: "spread",
-        description: "random: hosts drawn among the first spread x 2 hosts",
-    },
-];
+const TASKS: Param = Param::integer("tasks", "number of tasks", Param::NO_DEFAULT, 1.0);
+const FLOPS: Param = Param::real(
+    "flops",
+    "mean flops per task (each is uniform in [0.5, 1.5] times this)",
+    Param::NO_DEFAULT,
+    0.0,
+);
+const BYTES: Param = Param::real("bytes", "input bytes per task, sent from node 0", "0", 0.0);
+const FAIL_TASKS: Param = Param::integer(
+    "fail_tasks",
+    "the run fails when tasks equals this (to test errors)",
+    Param::NO_DEFAULT,
+    0.0,
+);
+const SPREAD: Param = Param::integer(
+    "spread",
+    "random: hosts drawn among the first spread x 2 hosts",
+    "4",
+    0.0,
+);
+const TOY_PARAMS: &[Param] = &[TASKS, FLOPS, BYTES, FAIL_TASKS, SPREAD];
 
-const TOY_SCHEDULERS: &[Named] = &[
-    Named {
+const TOY_SCHEDULERS: &[PolicyInfo] = &[
+    PolicyInfo {
         name: "round_robin",
         description: "task i on host i mod hosts",
+        params: &[],
     },
-    Named {
+    PolicyInfo {
         name: "random",
         description: "uniformly random host",
+        params: &[],
     },
 ];
 
@@ -65,14 +69,33 @@ fn toy_families() -> Vec<&'static dyn Family> {
     vec![&TOY]
 }
 
-fn positive(spec: &RunSpec, name: &str) -> Result<f64, String> {
-    let v = spec
-        .params
-        .get(name)
-        .ok_or_else(|| format!("parameter '{name}' is required"))?;
-    v.as_f64()
-        .filter(|x| *x > 0.0)
-        .ok_or_else(|| format!("parameter '{name}' must be positive, got {v}"))
+/// The toy's parameters, read and checked against their declarations.
+struct ToyParams {
+    tasks: u64,
+    flops: f64,
+    bytes: f64,
+    fail_tasks: Option<u64>,
+    spread: u64,
+}
+
+fn read(spec: &ParamReader) -> Result<ToyParams, RunError> {
+    let flops = spec.real(&FLOPS)?;
+    if flops == 0.0 {
+        return Err(RunError::param(FLOPS.name, "must be positive, got 0"));
+    }
+    if spec.platform.hosts.is_empty() {
+        return Err(RunError::platform(format!(
+            "platform '{}' has no host",
+            spec.platform_name
+        )));
+    }
+    Ok(ToyParams {
+        tasks: spec.integer(&TASKS)?,
+        flops,
+        bytes: spec.real(&BYTES)?,
+        fail_tasks: spec.optional_integer(&FAIL_TASKS)?,
+        spread: spec.integer(&SPREAD)?,
+    })
 }
 
 struct ToyApp {
@@ -138,10 +161,10 @@ impl Family for Toy {
     fn description(&self) -> &'static str {
         "test family: tasks sent from node 0 and executed on a chosen node"
     }
-    fn schedulers(&self) -> &'static [Named] {
+    fn schedulers(&self) -> &'static [PolicyInfo] {
         TOY_SCHEDULERS
     }
-    fn parameters(&self) -> &'static [Named] {
+    fn parameters(&self) -> &'static [Param] {
         TOY_PARAMS
     }
     fn metrics(&self) -> &'static [Named] {
@@ -150,29 +173,27 @@ impl Family for Toy {
     fn tables(&self) -> &'static [TableInfo] {
         TOY_TABLES
     }
-    fn validate(&self, spec: &RunSpec) -> Result<UsedParams, String> {
-        let tasks = spec.params.get("tasks").ok_or("parameter 'tasks' is required")?;
-        if tasks.as_u64().filter(|&n| n > 0).is_none() {
-            return Err(format!("parameter 'tasks' must be a positive integer, got {tasks}"));
-        }
-        positive(spec, "flops")?;
-        if spec.platform.hosts.is_empty() {
-            return Err(format!("platform '{}' has no host", spec.platform_name));
-        }
-        Ok(spec.params.clone())
+    fn validate(&self, spec: &RunSpec) -> Result<UsedParams, RunError> {
+        let reader = ParamReader::new(spec);
+        read(&reader)?;
+        Ok(reader.used())
     }
-    fn run(&self, spec: &RunSpec) -> Result<RunOutput, String> {
-        self.validate(spec)?;
-        let tasks = spec.params["tasks"].as_u64().unwrap_or(0) as usize;
-        if spec.params.get("fail_tasks").and_then(ParamValue::as_u64) == Some(tasks as u64) {
-            return Err(format!("asked to fail with {tasks} tasks"));
+    fn run(&self, spec: &RunSpec) -> Result<RunOutput, RunError> {
+        let ToyParams {
+            tasks,
+            flops,
+            bytes,
+            fail_tasks,
+            spread,
+        } = read(&ParamReader::new(spec))?;
+        let tasks = tasks as usize;
+        if fail_tasks == Some(tasks as u64) {
+            return Err(format!("asked to fail with {tasks} tasks").into());
         }
-        let flops = positive(spec, "flops")?;
-        let bytes = spec.params.get("bytes").and_then(ParamValue::as_f64).unwrap_or(0.0);
+        let spread = spread as usize;
         let hosts = spec.platform.hosts.len();
         let mut workload = sim_core::rng::stream(spec.seed, "workload");
         let mut choice = sim_core::rng::stream(spec.seed, "scheduler");
-        let spread = spec.params.get("spread").and_then(ParamValue::as_u64).unwrap_or(4) as usize;
         let plan = (0..tasks)
             .map(|i| {
                 let host = match spec.scheduler.as_str() {
@@ -193,7 +214,7 @@ impl Family for Toy {
         let mut sim = Simulation::new(engine, app);
         sim.run();
         if let Some(f) = sim.app.failure {
-            return Err(f);
+            return Err(f.into());
         }
         let makespan = sim.app.ends.iter().copied().fold(0.0, f64::max);
         let mean = sim.app.ends.iter().sum::<f64>() / tasks as f64;
@@ -952,7 +973,7 @@ fn bad_files_give_the_documented_errors() {
         (
             GOOD.replace("tasks = [2, 3]", "tasks = [2, 0]"),
             "bad.toml:8:1: params.tasks: family 'toy' rejects run #1 round_robin tasks=0 rep 0: parameter 'tasks' \
-             must be a positive integer, got 0",
+             must be an integer >= 1, got 0",
         ),
         (GOOD.replace("tasks = [2, 3]", "tasks = [2, 2]"), "bad.toml:8:9: params.tasks: the axis lists 2 twice"),
         (GOOD.replace("tasks = [2, 3]", "tasks = []"), "bad.toml:8:9: params.tasks: an axis needs at least one value"),

@@ -9,9 +9,9 @@ use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::fmt;
 use std::ops::Deref;
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
-use crate::registry::PolicyInfo;
+use crate::registry::{Kind, Param, ParamError, PolicyInfo};
 
 use sim_core::platform::{HostId, Platform};
 
@@ -98,6 +98,65 @@ pub struct RunSpec {
 /// The runner writes them to `params.csv`, so that the CSV alone says how to run it again.
 pub type UsedParams = BTreeMap<String, ParamValue>;
 
+/// Why a family refuses or cannot do a run. Validation reports it at what it names: a
+/// parameter's value in the experiment file, the platform, or else the scheduler.
+#[derive(Clone, Debug, PartialEq)]
+pub enum RunError {
+    /// A parameter's value is refused.
+    Param(ParamError),
+    /// The platform cannot hold the run (too few hosts, no route between two of them).
+    Platform(String),
+    /// Anything else.
+    Other(String),
+}
+
+impl RunError {
+    /// The error for parameter `param`.
+    pub fn param(param: &str, message: impl Into<String>) -> RunError {
+        RunError::Param(ParamError::new(param, message))
+    }
+
+    /// An error about the platform.
+    pub fn platform(message: impl Into<String>) -> RunError {
+        RunError::Platform(message.into())
+    }
+}
+
+impl fmt::Display for RunError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RunError::Param(e) => e.fmt(f),
+            RunError::Platform(m) | RunError::Other(m) => f.write_str(m),
+        }
+    }
+}
+
+impl std::error::Error for RunError {}
+
+impl From<ParamError> for RunError {
+    fn from(e: ParamError) -> RunError {
+        RunError::Param(e)
+    }
+}
+
+impl From<String> for RunError {
+    fn from(message: String) -> RunError {
+        RunError::Other(message)
+    }
+}
+
+impl From<&str> for RunError {
+    fn from(message: &str) -> RunError {
+        RunError::Other(message.to_string())
+    }
+}
+
+impl From<RunError> for String {
+    fn from(e: RunError) -> String {
+        e.to_string()
+    }
+}
+
 /// A run's parameters as a family reads them: derefs to the [`RunSpec`], and its helpers note
 /// each default they fall back on ([`ParamReader::default_used`]), so that the defaults are
 /// written where they are applied, once, and still reach `params.csv`.
@@ -134,15 +193,10 @@ impl<'a> ParamReader<'a> {
     /// the run does not set. A default that is a number is written as one; one that is a
     /// formula (`ceil(N/(2P))`) as its text, which is how the entry reads it.
     pub fn entry_defaults(&self, entry: &PolicyInfo) {
-        for &crate::registry::Param { name, default, .. } in entry.params {
-            let value = match default.parse::<i64>() {
-                Ok(i) => ParamValue::Int(i),
-                Err(_) => match default.parse::<f64>() {
-                    Ok(x) => ParamValue::Float(x),
-                    Err(_) => ParamValue::Str(default.to_string()),
-                },
-            };
-            self.default_used(name, value);
+        for param in entry.params {
+            if param.has_default() {
+                self.default_used(param.name, default_value(param));
+            }
         }
     }
 
@@ -154,11 +208,110 @@ impl<'a> ParamReader<'a> {
         }
     }
 
+    /// The value of `param` that the run gives, checked against its kind and range; else its
+    /// default (noted), or `None` when it has none or its default is a formula (the family
+    /// evaluates it and notes the value with [`ParamReader::default_used`]).
+    fn typed(&self, param: &Param) -> Result<Option<ParamValue>, ParamError> {
+        let name = param.name;
+        let given = self.spec.params.get(name);
+        let value = match given {
+            Some(v) => v.clone(),
+            None if !param.has_default() || param.default_is_formula() => return Ok(None),
+            None => default_value(param),
+        };
+        let wrong = |v: &ParamValue| ParamError::new(name, format!("must be {}, got '{v}'", param.range_text()));
+        let checked = match (param.kind, &value) {
+            (Kind::Text, ParamValue::Str(_)) => value.clone(),
+            (Kind::Bool, ParamValue::Bool(_)) => value.clone(),
+            (Kind::Integer, v) => {
+                let x = v.as_f64().ok_or_else(|| wrong(v))?;
+                param.check(x)?;
+                ParamValue::Int(v.as_u64().map_or(x as i64, |n| n.min(i64::MAX as u64) as i64))
+            }
+            (Kind::Real | Kind::Flag, v) => {
+                let x = v.as_f64().ok_or_else(|| wrong(v))?;
+                param.check(x)?;
+                v.clone()
+            }
+            (_, v) => return Err(wrong(v)),
+        };
+        if given.is_none() {
+            self.default_used(name, checked.clone());
+        }
+        Ok(Some(checked))
+    }
+
+    fn required(param: &Param) -> ParamError {
+        ParamError::new(param.name, "is required")
+    }
+
+    /// Real parameter `param` (its default when the run does not set it), checked.
+    pub fn real(&self, param: &Param) -> Result<f64, ParamError> {
+        self.optional_real(param)?.ok_or_else(|| Self::required(param))
+    }
+
+    /// Real parameter `param`, or `None` when the run does not set it and it has no default.
+    pub fn optional_real(&self, param: &Param) -> Result<Option<f64>, ParamError> {
+        Ok(self.typed(param)?.and_then(|v| v.as_f64()))
+    }
+
+    /// Integer parameter `param` (its default when the run does not set it), checked.
+    pub fn integer(&self, param: &Param) -> Result<u64, ParamError> {
+        self.optional_integer(param)?.ok_or_else(|| Self::required(param))
+    }
+
+    /// Integer parameter `param`, or `None` when the run does not set it and it has no default.
+    pub fn optional_integer(&self, param: &Param) -> Result<Option<u64>, ParamError> {
+        Ok(self.typed(param)?.and_then(|v| v.as_u64()))
+    }
+
+    /// Boolean parameter `param` (its default when the run does not set it).
+    pub fn boolean(&self, param: &Param) -> Result<bool, ParamError> {
+        match self.typed(param)? {
+            Some(ParamValue::Bool(b)) => Ok(b),
+            _ => Err(Self::required(param)),
+        }
+    }
+
+    /// String parameter `param` (its default when the run does not set it).
+    pub fn text(&self, param: &Param) -> Result<String, ParamError> {
+        self.optional_text(param)?.ok_or_else(|| Self::required(param))
+    }
+
+    /// String parameter `param`, or `None` when the run does not set it and it has no default.
+    pub fn optional_text(&self, param: &Param) -> Result<Option<String>, ParamError> {
+        Ok(match self.typed(param)? {
+            Some(ParamValue::Str(s)) => Some(s),
+            _ => None,
+        })
+    }
+
     /// The run's parameters and the defaults noted, by name.
     pub fn used(self) -> UsedParams {
         let mut used = self.defaults.into_inner();
         used.extend(self.spec.params.iter().map(|(k, v)| (k.clone(), v.clone())));
         used
+    }
+}
+
+/// The default of `param` as a value: a number as one (an integer when it reads as one), `true`
+/// or `false` for a boolean, else its text (a formula the reader evaluates itself).
+fn default_value(param: &Param) -> ParamValue {
+    let default = param.default;
+    if param.kind == Kind::Bool {
+        if let Ok(b) = default.parse::<bool>() {
+            return ParamValue::Bool(b);
+        }
+    }
+    if param.kind == Kind::Text {
+        return ParamValue::Str(default.to_string());
+    }
+    match default.parse::<i64>() {
+        Ok(i) => ParamValue::Int(i),
+        Err(_) => match default.parse::<f64>() {
+            Ok(x) => ParamValue::Float(x),
+            Err(_) => ParamValue::Str(default.to_string()),
+        },
     }
 }
 
@@ -187,7 +340,7 @@ pub struct RunOutput {
     pub incomplete: Option<String>,
 }
 
-/// A documented name: a scheduler or a parameter.
+/// A documented name: a metric.
 #[derive(Clone, Copy, Debug)]
 pub struct Named {
     /// The name used in experiment files.
@@ -199,17 +352,17 @@ pub struct Named {
 /// Checks that the platform routes every pair of `pairs` (both ways), so that a deployment
 /// whose hosts cannot talk fails `validate`, not the run. The message names the platform and
 /// both hosts.
-pub fn check_routes(spec: &RunSpec, pairs: impl IntoIterator<Item = (HostId, HostId)>) -> Result<(), String> {
+pub fn check_routes(spec: &RunSpec, pairs: impl IntoIterator<Item = (HostId, HostId)>) -> Result<(), RunError> {
     let platform = &spec.platform;
     for (a, b) in pairs {
         for (src, dst) in [(a, b), (b, a)] {
             if platform.route(src, dst).is_err() {
-                return Err(format!(
+                return Err(RunError::Platform(format!(
                     "platform '{}' has no route from host '{}' to host '{}', which the run uses",
                     spec.platform_name,
                     platform.host(src).name,
                     platform.host(dst).name
-                ));
+                )));
             }
         }
     }
@@ -282,16 +435,33 @@ pub fn check_output(family: &dyn Family, output: &RunOutput) -> Result<(), Strin
     Ok(())
 }
 
+/// What one run allocates for what grows with its parameters ([`Family::memory_estimate`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct MemoryEstimate {
+    /// Bytes.
+    pub bytes: u64,
+    /// What they hold, e.g. `chunks table (parameter 'tasks' = 1000)`.
+    pub what: String,
+    /// The parameter that makes it grow.
+    pub param: &'static str,
+}
+
 /// An application family. See the module docs.
 pub trait Family: Send + Sync {
     /// The name used in experiment files (`family = "..."`).
     fn name(&self) -> &'static str;
     /// One line for `gridsim list`.
     fn description(&self) -> &'static str;
-    /// The schedulers this family can run.
-    fn schedulers(&self) -> &'static [Named];
-    /// Every parameter name it accepts (workload and scheduler parameters).
-    fn parameters(&self) -> &'static [Named];
+    /// The schedulers this family can run, with their parameters (its policy registry).
+    fn schedulers(&self) -> &'static [PolicyInfo];
+    /// The family's own parameters (workload, deployment, model), declared once: readers,
+    /// `gridsim list`, `validate` and params.csv all take them from here.
+    fn parameters(&self) -> &'static [Param];
+    /// Further entries whose parameters runs accept beside the schedulers' (the work-stealing
+    /// family's programs). Default: none.
+    fn other_entries(&self) -> &'static [PolicyInfo] {
+        &[]
+    }
     /// The metrics a run may return (the columns of runs.csv after the run's parameters);
     /// figures and `validate` check column names against them.
     fn metrics(&self) -> &'static [Named];
@@ -300,7 +470,7 @@ pub trait Family: Send + Sync {
     /// An estimate of the memory one run allocates for what grows with its parameters (e.g.
     /// a per-task table), with what it is for, naming the parameter: `validate` refuses a run
     /// that cannot fit in the machine's memory before anything runs. Default: nothing that grows.
-    fn memory_estimate(&self, spec: &RunSpec) -> Option<(u64, String)> {
+    fn memory_estimate(&self, spec: &RunSpec) -> Option<MemoryEstimate> {
         let _ = spec;
         None
     }
@@ -324,66 +494,31 @@ pub trait Family: Send + Sync {
     /// Checks a run's parameters without running it (unknown names, bad values); the message
     /// names the parameter. Returns every parameter the run uses with the value it takes,
     /// defaults filled in ([`ParamReader`]).
-    fn validate(&self, spec: &RunSpec) -> Result<UsedParams, String>;
+    fn validate(&self, spec: &RunSpec) -> Result<UsedParams, RunError>;
     /// Runs one simulation. Deterministic: the same spec gives the same output.
-    fn run(&self, spec: &RunSpec) -> Result<RunOutput, String>;
+    fn run(&self, spec: &RunSpec) -> Result<RunOutput, RunError>;
 }
 
-/// The schedulers of a policy registry as [`Named`]s, built once into `cell`: a family lists
-/// its schedulers from its registry instead of writing the names twice.
-pub fn scheduler_names(cell: &'static OnceLock<Vec<Named>>, policies: &'static [PolicyInfo]) -> &'static [Named] {
-    cell.get_or_init(|| {
-        policies
-            .iter()
-            .map(|p| Named {
-                name: p.name,
-                description: p.description,
-            })
-            .collect()
-    })
+/// The parameter `name` of `family`: one of its own, else of a scheduler or another entry
+/// (the first that declares it).
+pub fn find_parameter(family: &dyn Family, name: &str) -> Option<&'static Param> {
+    every_parameter(family).find(|p| p.name == name)
 }
 
-/// A family's parameters: its own `model` parameters, then every policy parameter of the
-/// registry once (described as `policy: meaning (default d)`), built once into `cell`.
-pub fn parameter_names(
-    cell: &'static OnceLock<Vec<Named>>,
-    model: &'static [Named],
-    policies: &'static [PolicyInfo],
-) -> &'static [Named] {
-    parameter_names_from(cell, model, &[policies])
+/// Every parameter `family` accepts, its own first, then each scheduler's and other entry's
+/// (a name several entries share appears once per entry).
+pub fn every_parameter(family: &dyn Family) -> impl Iterator<Item = &'static Param> {
+    let entries = family.schedulers().iter().chain(family.other_entries());
+    family.parameters().iter().chain(entries.flat_map(|e| e.params.iter()))
 }
 
-/// [`parameter_names`] over several registries (e.g. a family's policies and its programs),
-/// each entry's parameters described as `entry: meaning (default d)`.
-pub fn parameter_names_from(
-    cell: &'static OnceLock<Vec<Named>>,
-    model: &'static [Named],
-    registries: &[&'static [PolicyInfo]],
-) -> &'static [Named] {
-    cell.get_or_init(|| {
-        let mut all: Vec<Named> = model.to_vec();
-        for &policies in registries {
-            for policy in policies {
-                for &crate::registry::Param {
-                    name, meaning, default, ..
-                } in policy.params
-                {
-                    if !all.iter().any(|n| n.name == name) {
-                        let users: Vec<&str> = policies
-                            .iter()
-                            .filter(|p| p.params.iter().any(|q| q.name == name))
-                            .map(|p| p.name)
-                            .collect();
-                        let text = format!("{}: {meaning} (default {default})", users.join(", "));
-                        all.push(Named {
-                            name,
-                            // Built once per registry and kept for the process's life.
-                            description: Box::leak(text.into_boxed_str()),
-                        });
-                    }
-                }
-            }
+/// The names of every parameter `family` accepts, each once, in [`every_parameter`]'s order.
+pub fn parameter_names(family: &dyn Family) -> Vec<&'static str> {
+    let mut names: Vec<&'static str> = Vec::new();
+    for p in every_parameter(family) {
+        if !names.contains(&p.name) {
+            names.push(p.name);
         }
-        all
-    })
+    }
+    names
 }

@@ -9,6 +9,8 @@
 use std::collections::BTreeMap;
 use std::fmt;
 
+use crate::family::RunError;
+
 /// What values a parameter takes.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Kind {
@@ -18,6 +20,10 @@ pub enum Kind {
     Real,
     /// 0 (off) or 1 (on).
     Flag,
+    /// `true` or `false` (a TOML boolean).
+    Bool,
+    /// A string (a host name, a mapping, a list the family parses).
+    Text,
 }
 
 /// One parameter of a policy: its name in experiment files, meaning, unit, default and range.
@@ -29,8 +35,9 @@ pub struct Param {
     pub meaning: &'static str,
     /// Unit, empty for a pure number.
     pub unit: &'static str,
-    /// The default as written in `gridsim list` and params.csv: a number, or a formula the
-    /// policy evaluates itself (tss `first`, `ceil(N/(2P))`).
+    /// The default as written in `gridsim list` and params.csv: a number, a string, `true` or
+    /// `false`, or a formula the policy or family evaluates itself (tss `first`, `ceil(N/(2P))`,
+    /// `all hosts`). Empty: no default ([`Param::NO_DEFAULT`]).
     pub default: &'static str,
     /// Integer, real or flag.
     pub kind: Kind,
@@ -38,9 +45,16 @@ pub struct Param {
     pub min: f64,
     /// Largest accepted value.
     pub max: f64,
+    /// Whether `default` is a formula or a description the reader evaluates itself (`the
+    /// platform's first host`) rather than the value.
+    pub formula: bool,
 }
 
 impl Param {
+    /// The default of a parameter that has none: a run must set it, or the family reads it as
+    /// optional.
+    pub const NO_DEFAULT: &'static str = "";
+
     const fn of(
         kind: Kind,
         name: &'static str,
@@ -57,6 +71,7 @@ impl Param {
             kind,
             min,
             max,
+            formula: false,
         }
     }
 
@@ -81,6 +96,69 @@ impl Param {
         Param::of(Kind::Real, name, meaning, default, f64::MIN, f64::MAX)
     }
 
+    /// `true` or `false`.
+    pub const fn boolean(name: &'static str, meaning: &'static str, default: &'static str) -> Param {
+        Param::of(Kind::Bool, name, meaning, default, 0.0, 1.0)
+    }
+
+    /// A string; what it may say is checked where it is parsed.
+    pub const fn text(name: &'static str, meaning: &'static str, default: &'static str) -> Param {
+        Param::of(Kind::Text, name, meaning, default, 0.0, 0.0)
+    }
+
+    /// The same parameter with a default its reader computes, described by `how` (e.g. `the
+    /// platform's first host`).
+    pub const fn computed_default(self, how: &'static str) -> Param {
+        Param {
+            default: how,
+            formula: true,
+            ..self
+        }
+    }
+
+    /// One line for listings: the meaning, then the kind and range, unit and default, e.g.
+    /// `tasks per chunk (an integer >= 1; default 1)`.
+    pub fn summary(&self) -> String {
+        let unit = if self.unit.is_empty() {
+            String::new()
+        } else {
+            format!(", {}", self.unit)
+        };
+        let default = if !self.has_default() {
+            "no default".to_string()
+        } else {
+            format!("default {}", self.default)
+        };
+        format!("{} ({}{unit}; {default})", self.meaning, self.range_text())
+    }
+
+    /// Whether the parameter has a default.
+    pub fn has_default(&self) -> bool {
+        !self.default.is_empty()
+    }
+
+    /// Whether the default is a formula or description its reader evaluates (a number's
+    /// default that is not a number is one too: tss `first` = `ceil(N/(2P))`).
+    pub fn default_is_formula(&self) -> bool {
+        self.formula
+            || (matches!(self.kind, Kind::Integer | Kind::Real | Kind::Flag) && self.numeric_default().is_none())
+    }
+
+    /// The kind and range in words, e.g. `an integer >= 1`, for listings and errors.
+    pub fn range_text(&self) -> String {
+        let unbounded = self.max == f64::MAX || self.max >= 1e15;
+        match (self.kind, unbounded) {
+            (Kind::Flag, _) => "0 or 1".to_string(),
+            (Kind::Bool, _) => "true or false".to_string(),
+            (Kind::Text, _) => "a string".to_string(),
+            (Kind::Integer, true) => format!("an integer >= {}", self.min),
+            (Kind::Integer, false) => format!("an integer from {} to {}", self.min, self.max),
+            (Kind::Real, true) if self.min == f64::MIN => "a number".to_string(),
+            (Kind::Real, true) => format!("a number >= {}", self.min),
+            (Kind::Real, false) => format!("a number from {} to {}", self.min, self.max),
+        }
+    }
+
     /// The same parameter with a largest accepted value.
     pub const fn at_most(self, max: f64) -> Param {
         Param { max, ..self }
@@ -99,21 +177,18 @@ impl Param {
     /// Checks `x` against the parameter's kind and range.
     pub fn check(&self, x: f64) -> Result<f64, ParamError> {
         let ok = match self.kind {
-            Kind::Flag => x == 0.0 || x == 1.0,
+            Kind::Flag | Kind::Bool => x == 0.0 || x == 1.0,
             Kind::Integer => x.fract() == 0.0 && (self.min..=self.max).contains(&x),
             Kind::Real => x.is_finite() && (self.min..=self.max).contains(&x),
+            Kind::Text => false,
         };
         if ok {
             return Ok(x);
         }
-        let range = match (self.kind, self.max == f64::MAX || self.max >= 1e15) {
-            (Kind::Flag, _) => "0 or 1".to_string(),
-            (Kind::Integer, true) => format!("an integer >= {}", self.min),
-            (Kind::Integer, false) => format!("an integer from {} to {}", self.min, self.max),
-            (Kind::Real, true) => format!("a number >= {}", self.min),
-            (Kind::Real, false) => format!("a number from {} to {}", self.min, self.max),
-        };
-        Err(ParamError::new(self.name, format!("must be {range}, got {x}")))
+        Err(ParamError::new(
+            self.name,
+            format!("must be {}, got {x}", self.range_text()),
+        ))
     }
 }
 
@@ -236,15 +311,15 @@ pub fn lookup_entry<'a, T: ?Sized>(
     kind: &str,
     name: &str,
     params: &BTreeMap<String, f64>,
-) -> Result<&'a Entry<T>, String> {
+) -> Result<&'a Entry<T>, RunError> {
     let Some(entry) = entries.iter().find(|e| e.info.name == name) else {
         let names: Vec<_> = entries.iter().map(|e| e.info.name).collect();
-        return Err(format!(
+        return Err(RunError::Other(format!(
             "unknown {kind} scheduler '{name}' (valid: {})",
             names.join(", ")
-        ));
+        )));
     };
-    check_keys(&entry.info, params)?;
+    check_keys(&entry.info, "scheduler", params)?;
     Ok(entry)
 }
 
@@ -255,23 +330,31 @@ pub fn build_entry<T: ?Sized>(
     kind: &str,
     name: &str,
     params: &BTreeMap<String, f64>,
-) -> Result<Box<T>, String> {
+) -> Result<Box<T>, RunError> {
     let entry = lookup_entry(entries, kind, name, params)?;
-    (entry.build)(&Values::new(&entry.info, params)).map_err(|e| format!("scheduler '{name}': {e}"))
+    (entry.build)(&Values::new(&entry.info, params)).map_err(|e| {
+        RunError::Param(ParamError::new(
+            &e.param,
+            format!("of scheduler '{name}' {}", e.message),
+        ))
+    })
 }
 
-fn check_keys(info: &PolicyInfo, params: &BTreeMap<String, f64>) -> Result<(), String> {
+fn check_keys(info: &PolicyInfo, what: &str, params: &BTreeMap<String, f64>) -> Result<(), ParamError> {
     for key in params.keys() {
         if info.param(key).is_none() {
             let valid: Vec<_> = info.params.iter().map(|p| p.name).collect();
-            return Err(format!(
-                "scheduler '{}': unknown parameter '{key}' (valid: {})",
-                info.name,
-                if valid.is_empty() {
-                    "none".to_string()
-                } else {
-                    valid.join(", ")
-                }
+            return Err(ParamError::new(
+                key,
+                format!(
+                    "does not apply to {what} '{}' (its parameters: {})",
+                    info.name,
+                    if valid.is_empty() {
+                        "none".to_string()
+                    } else {
+                        valid.join(", ")
+                    }
+                ),
             ));
         }
     }
@@ -279,21 +362,21 @@ fn check_keys(info: &PolicyInfo, params: &BTreeMap<String, f64>) -> Result<(), S
 }
 
 /// The entry of `policies` named `name`, once every key of `params` is one it accepts; errors
-/// name the bad name or parameter and list the valid ones (`kind` is e.g. "bag-of-tasks").
+/// name the bad name or parameter and list the valid ones (`kind` is e.g. "program").
 pub fn lookup<'a>(
     policies: &'a [PolicyInfo],
     kind: &str,
     name: &str,
     params: &BTreeMap<String, f64>,
-) -> Result<&'a PolicyInfo, String> {
+) -> Result<&'a PolicyInfo, RunError> {
     let Some(info) = policies.iter().find(|p| p.name == name) else {
         let names: Vec<_> = policies.iter().map(|p| p.name).collect();
-        return Err(format!(
-            "unknown {kind} scheduler '{name}' (valid: {})",
+        return Err(RunError::Other(format!(
+            "unknown {kind} '{name}' (valid: {})",
             names.join(", ")
-        ));
+        )));
     };
-    check_keys(info, params)?;
+    check_keys(info, kind, params)?;
     Ok(info)
 }
 

@@ -34,7 +34,7 @@ pub use error::{Diagnostic, ExperimentError};
 
 use crate::output::format_value;
 use error::{list, Reporter};
-use schedulers::family::{Family, ParamValue, RunSpec, UsedParams};
+use schedulers::family::{Family, ParamValue, RunError, RunSpec, UsedParams};
 use seed::{derive_seed, fingerprint, SeedInput, StableHasher};
 use spec::{ExperimentSpec, FigureSpec};
 
@@ -472,7 +472,7 @@ fn resolve(
                 ),
             );
         } else if let Some(f) = family {
-            if !f.parameters().iter().any(|n| n.name == p.name) {
+            if schedulers::family::find_parameter(f, &p.name).is_none() {
                 rep.error(
                     p.span.clone(),
                     &p.field,
@@ -480,7 +480,7 @@ fn resolve(
                         "unknown parameter '{}' for family '{}' (valid: {})",
                         p.name,
                         f.name(),
-                        list(f.parameters().iter().map(|n| n.name))
+                        list(schedulers::family::parameter_names(f))
                     ),
                 );
             }
@@ -642,7 +642,7 @@ fn resolve(
     // here. Refuse a sweep whose expansion alone cannot fit, before any of it is allocated.
     const RUN_BYTES: u64 = 1024;
     const PARAM_BYTES: u64 = 96;
-    let run_bytes = RUN_BYTES + PARAM_BYTES * family.parameters().len() as u64;
+    let run_bytes = RUN_BYTES + PARAM_BYTES * schedulers::family::parameter_names(family).len() as u64;
     if let Err(message) = crate::memory::check_fits(
         &format!("expanding the sweep's {total} runs"),
         (total as u64).saturating_mul(run_bytes),
@@ -774,21 +774,28 @@ fn resolve(
     };
     let mut seen_messages = BTreeSet::new();
     for run in &mut runs {
-        let fits = family.memory_estimate(&run.spec).map_or(Ok(()), |(bytes, what)| {
-            crate::memory::check_fits(&format!("the run's {what}"), bytes)
+        let sched = schedulers
+            .iter()
+            .find(|s| s.label == run.label)
+            .expect("run of a known scheduler");
+        let fits = family.memory_estimate(&run.spec).map_or(Ok(()), |estimate| {
+            crate::memory::check_fits(&format!("the run's {}", estimate.what), estimate.bytes)
+                .map_err(|message| (message, param_at(estimate.param, sched, &workload)))
         });
-        let checked = family.validate(&run.spec).and_then(|used| fits.map(|()| used));
+        let checked = match family.validate(&run.spec) {
+            Ok(used) => fits.map(|()| used),
+            Err(error) => {
+                let at = locate_run_error(&error, sched, &workload, &platform_at);
+                Err((error.to_string(), Some(at)))
+            }
+        };
         match checked {
             Ok(used) => run.used = used,
-            Err(message) => {
+            Err((message, at)) => {
                 if !seen_messages.insert(message.clone()) {
                     continue;
                 }
-                let sched = schedulers
-                    .iter()
-                    .find(|s| s.label == run.label)
-                    .expect("run of a known scheduler");
-                let (field, span) = locate_param_message(&message, sched, &workload, &platform_at);
+                let (field, span) = at.unwrap_or_else(|| scheduler_at(sched));
                 rep.error(
                     span,
                     field,
@@ -985,8 +992,37 @@ fn product(params: &[Param]) -> Vec<Vec<ParamValue>> {
     out
 }
 
-/// Where a family's validation message points: the parameter it names (as a whole word),
-/// preferring the run's scheduler parameters, else the scheduler entry.
+/// Where the experiment sets parameter `name` for this run: among the scheduler's parameters,
+/// else the workload's.
+fn param_at(name: &str, sched: &Sched, workload: &[Param]) -> Option<(String, Range<usize>)> {
+    sched
+        .params
+        .iter()
+        .chain(workload)
+        .find(|p| p.name == name)
+        .map(|p| (p.field.clone(), p.span.clone()))
+}
+
+/// The scheduler entry of a run.
+fn scheduler_at(sched: &Sched) -> (String, Range<usize>) {
+    (format!("{}.name", sched.field), sched.span.clone())
+}
+
+/// Where a family's refusal of a run belongs: the parameter it names (or the scheduler, when
+/// the value is a default), the platform, or the scheduler.
+fn locate_run_error(
+    error: &RunError,
+    sched: &Sched,
+    workload: &[Param],
+    platform_at: &(String, Range<usize>),
+) -> (String, Range<usize>) {
+    match error {
+        RunError::Param(e) => param_at(&e.param, sched, workload).unwrap_or_else(|| scheduler_at(sched)),
+        RunError::Platform(_) => platform_at.clone(),
+        RunError::Other(message) => locate_param_message(message, sched, workload, platform_at),
+    }
+}
+
 /// Where a family's message about a run belongs: the parameter it names, else the platform
 /// when it is about the platform, else the scheduler.
 fn locate_param_message(

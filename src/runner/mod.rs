@@ -311,7 +311,8 @@ fn execute(experiment: &Experiment, pending: &[&Run], results_dir: &Path, opts: 
                 };
                 let outcome = catch_unwind(AssertUnwindSafe(|| {
                     budget::run_limited(guards, || {
-                        run.spec_to_run().and_then(|spec| experiment.family.run(&spec))
+                        run.spec_to_run()
+                            .and_then(|spec| experiment.family.run(&spec).map_err(String::from))
                     })
                 }));
                 let wall = t0.elapsed().as_secs_f64();

@@ -6,53 +6,46 @@
 //! as the LDS paper's "64 and 90 nodes" do; default: every host).
 
 use std::collections::BTreeMap;
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 use crate::bot::{self, registry, BotConfig, TaskSizes};
 use sim_core::platform::HostId;
 use sim_core::Engine;
 
 use crate::family::{
-    check_routes, declared_table, parameter_names, scheduler_names, Family, Named, ParamReader, ParamValue, RunOutput,
-    RunSpec, TableInfo, UsedParams,
+    check_routes, declared_table, Family, MemoryEstimate, Named, ParamReader, ParamValue, RunError, RunOutput, RunSpec,
+    TableInfo, UsedParams,
 };
+use crate::registry::{Param, PolicyInfo};
 
 /// The bag-of-tasks master/worker family.
 pub struct BagOfTasks;
 
-const WORKLOAD: &[Named] = &[
-    Named {
-        name: "tasks",
-        description: "N, number of equal independent tasks",
-    },
-    Named {
-        name: "task_flops",
-        description: "F, flops per task (e.g. 1e9 = 1000 MFlop)",
-    },
-    Named {
-        name: "task_bytes",
-        description: "B, bytes per task sent with a chunk (default 1000)",
-    },
-    Named {
-        name: "control_bytes",
-        description: "size of a request and of the stop message (default 100)",
-    },
-    Named {
-        name: "master",
-        description: "host of the master (default: the platform's first host)",
-    },
-    Named {
-        name: "nodes",
-        description: "hosts used, master included (default: all)",
-    },
-    Named {
-        name: "task_cv",
-        description: "coefficient of variation of task sizes, drawn per task from a Gamma of mean task_flops (default 0: all equal)",
-    },
-];
-
+const TASKS: Param = Param::integer("tasks", "N, number of equal independent tasks", Param::NO_DEFAULT, 1.0);
+const TASK_FLOPS: Param = Param::real(
+    "task_flops",
+    "F, flops per task (e.g. 1e9 = 1000 MFlop)",
+    Param::NO_DEFAULT,
+    0.0,
+)
+.in_unit("flop");
+const TASK_BYTES: Param = Param::real("task_bytes", "B, bytes per task sent with a chunk", "1000", 0.0).in_unit("B");
+const CONTROL_BYTES: Param =
+    Param::real("control_bytes", "size of a request and of the stop message", "100", 0.0).in_unit("B");
+const MASTER: Param =
+    Param::text("master", "host of the master", Param::NO_DEFAULT).computed_default("the platform's first host");
+const NODES: Param = Param::integer("nodes", "hosts used, master included", Param::NO_DEFAULT, 2.0)
+    .computed_default("every host of the platform");
 /// Largest accepted `task_cv`: beyond, a Gamma of mean F puts nearly all the work in a few tasks.
-const MAX_TASK_CV: f64 = 100.0;
+const TASK_CV: Param = Param::real(
+    "task_cv",
+    "coefficient of variation of task sizes, drawn per task from a Gamma of mean task_flops (0: all equal)",
+    "0",
+    0.0,
+)
+.at_most(100.0);
+
+const WORKLOAD: &[Param] = &[TASKS, TASK_FLOPS, TASK_BYTES, CONTROL_BYTES, MASTER, NODES, TASK_CV];
 
 const METRICS: &[Named] = &[
     Named {
@@ -104,20 +97,6 @@ struct Prepared {
     policy_params: BTreeMap<String, f64>,
 }
 
-fn number(spec: &ParamReader, name: &str, default: Option<f64>) -> Result<f64, String> {
-    match spec.params.get(name) {
-        Some(v) => v
-            .as_f64()
-            .filter(|x| x.is_finite() && *x >= 0.0)
-            .ok_or_else(|| format!("parameter '{name}' must be a non-negative number, got '{v}'")),
-        None => {
-            let x = default.ok_or_else(|| format!("parameter '{name}' is required"))?;
-            spec.default_used(name, ParamValue::Float(x));
-            Ok(x)
-        }
-    }
-}
-
 fn has_drawn_sizes(spec: &RunSpec) -> bool {
     spec.params
         .get("task_cv")
@@ -125,49 +104,45 @@ fn has_drawn_sizes(spec: &RunSpec) -> bool {
         .is_some_and(|cv| cv > 0.0)
 }
 
-fn prepare(spec: &ParamReader) -> Result<Prepared, String> {
+fn prepare(spec: &ParamReader) -> Result<Prepared, RunError> {
     let platform = &spec.platform;
-    let tasks = match spec.params.get("tasks") {
-        Some(v) => v
-            .as_u64()
-            .filter(|&n| n > 0)
-            .ok_or_else(|| format!("parameter 'tasks' must be a positive integer, got '{v}'"))?,
-        None => return Err("parameter 'tasks' is required".into()),
-    };
-    let task_flops = number(spec, "task_flops", None)?;
-    let task_bytes = number(spec, "task_bytes", Some(1000.0))?;
-    let control_bytes = number(spec, "control_bytes", Some(100.0))?;
-    let task_cv = number(spec, "task_cv", Some(0.0))?;
-    if task_cv > MAX_TASK_CV {
-        return Err(format!(
-            "parameter 'task_cv' must be at most {MAX_TASK_CV}, got {task_cv}"
-        ));
-    }
-    let master = match spec.params.get("master") {
-        Some(v) => {
-            let name = v
-                .as_str()
-                .ok_or_else(|| format!("parameter 'master' must be a host name, got '{v}'"))?;
-            platform.host_id(name).ok_or_else(|| {
+    let tasks = spec.integer(&TASKS)?;
+    let task_flops = spec.real(&TASK_FLOPS)?;
+    let task_bytes = spec.real(&TASK_BYTES)?;
+    let control_bytes = spec.real(&CONTROL_BYTES)?;
+    let task_cv = spec.real(&TASK_CV)?;
+    let master = match spec.optional_text(&MASTER)? {
+        Some(name) => platform.host_id(&name).ok_or_else(|| {
+            RunError::param(
+                MASTER.name,
                 format!(
-                    "parameter 'master': no host '{name}' in platform '{}'",
+                    "is '{name}', but platform '{}' has no host '{name}'",
                     spec.platform_name
-                )
-            })?
-        }
+                ),
+            )
+        })?,
         None if !platform.hosts.is_empty() => {
-            spec.default_used("master", ParamValue::Str(platform.host(HostId(0)).name.clone()));
+            spec.default_used(MASTER.name, ParamValue::Str(platform.host(HostId(0)).name.clone()));
             HostId(0)
         }
-        None => return Err(format!("platform '{}' has no host", spec.platform_name)),
+        None => {
+            return Err(RunError::platform(format!(
+                "platform '{}' has no host",
+                spec.platform_name
+            )))
+        }
     };
     let all = platform.hosts.len();
-    let nodes = match spec.params.get("nodes") {
-        Some(v) => v.as_u64().filter(|&n| n >= 2 && n as usize <= all).ok_or_else(|| {
-            format!("parameter 'nodes' must be an integer from 2 to {all} (the platform's hosts), got '{v}'")
-        })? as usize,
+    let nodes = match spec.optional_integer(&NODES)? {
+        Some(n) if n as usize <= all => n as usize,
+        Some(n) => {
+            return Err(RunError::param(
+                NODES.name,
+                format!("must be at most {all} (the platform's hosts), got {n}"),
+            ))
+        }
         None => {
-            spec.default_used("nodes", ParamValue::Int(all as i64));
+            spec.default_used(NODES.name, ParamValue::Int(all as i64));
             all
         }
     };
@@ -177,7 +152,7 @@ fn prepare(spec: &ParamReader) -> Result<Prepared, String> {
         .take(nodes - 1)
         .collect();
     if workers.is_empty() {
-        return Err("the deployment has no worker".into());
+        return Err(RunError::platform("the deployment has no worker"));
     }
     check_routes(spec, workers.iter().map(|&w| (master, w)))?;
     let mut policy_params = BTreeMap::new();
@@ -187,7 +162,7 @@ fn prepare(spec: &ParamReader) -> Result<Prepared, String> {
         }
         let x = value
             .as_f64()
-            .ok_or_else(|| format!("parameter '{name}' must be a number, got '{value}'"))?;
+            .ok_or_else(|| RunError::param(name, format!("must be a number, got '{value}'")))?;
         policy_params.insert(name.clone(), x);
     }
     registry::build(&spec.scheduler, &policy_params)?;
@@ -224,14 +199,12 @@ impl Family for BagOfTasks {
         "bag of tasks, master/worker: N equal tasks handed out in chunks (LDS paper)"
     }
 
-    fn schedulers(&self) -> &'static [Named] {
-        static NAMES: OnceLock<Vec<Named>> = OnceLock::new();
-        scheduler_names(&NAMES, registry::infos())
+    fn schedulers(&self) -> &'static [PolicyInfo] {
+        registry::infos()
     }
 
-    fn parameters(&self) -> &'static [Named] {
-        static NAMES: OnceLock<Vec<Named>> = OnceLock::new();
-        parameter_names(&NAMES, WORKLOAD, registry::infos())
+    fn parameters(&self) -> &'static [Param] {
+        WORKLOAD
     }
 
     fn metrics(&self) -> &'static [Named] {
@@ -242,12 +215,12 @@ impl Family for BagOfTasks {
         TABLES
     }
 
-    fn memory_estimate(&self, spec: &RunSpec) -> Option<(u64, String)> {
+    fn memory_estimate(&self, spec: &RunSpec) -> Option<MemoryEstimate> {
         // A chunk holds at least one task: the chunks table has at most `tasks` rows, each
         // held as a record in the engine's run and as 7 cells in the stored record. Drawn task
         // sizes are kept as prefix sums, 8 bytes a task.
         const CHUNK_ROW_BYTES: u64 = 300;
-        let tasks = spec.params.get("tasks")?.as_u64()?;
+        let tasks = spec.params.get(TASKS.name)?.as_u64()?;
         let chunks = spec.tables.iter().any(|t| t == "chunks");
         let drawn = has_drawn_sizes(spec);
         let bytes = u64::from(chunks) * CHUNK_ROW_BYTES + u64::from(drawn) * 8;
@@ -257,10 +230,11 @@ impl Family for BagOfTasks {
             (false, true) => "task sizes (task_cv > 0)",
             (true, true) => "chunks table and task sizes (task_cv > 0)",
         };
-        Some((
-            tasks.saturating_mul(bytes),
-            format!("{what} (parameter 'tasks' = {tasks})"),
-        ))
+        Some(MemoryEstimate {
+            bytes: tasks.saturating_mul(bytes),
+            what: format!("{what} (parameter 'tasks' = {tasks})"),
+            param: TASKS.name,
+        })
     }
 
     fn draws_random_numbers(&self, spec: &RunSpec) -> bool {
@@ -268,13 +242,13 @@ impl Family for BagOfTasks {
         has_drawn_sizes(spec)
     }
 
-    fn validate(&self, spec: &RunSpec) -> Result<UsedParams, String> {
+    fn validate(&self, spec: &RunSpec) -> Result<UsedParams, RunError> {
         let reader = ParamReader::new(spec);
         prepare(&reader)?;
         Ok(reader.used())
     }
 
-    fn run(&self, spec: &RunSpec) -> Result<RunOutput, String> {
+    fn run(&self, spec: &RunSpec) -> Result<RunOutput, RunError> {
         let prepared = prepare(&ParamReader::new(spec))?;
         let policy = registry::build(&spec.scheduler, &prepared.policy_params)?;
         let engine = Engine::new(Arc::clone(&spec.platform)).map_err(|e| e.to_string())?;

@@ -28,7 +28,7 @@
 //! `gridsim list`, with their defaults in `schedulers::cluster::ClusterConfig`.
 
 use std::collections::BTreeMap;
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 use crate::cluster::{self, registry, ClusterConfig, ClusterJob, ClusterSetup, JobLoad};
 use rand::Rng;
@@ -38,87 +38,101 @@ use traces::info::nearest_rank;
 use traces::synthetic::{HbdLifetime, ParetoMemory, PoissonArrivals, UniformIoRate};
 
 use crate::family::{
-    declared_table, parameter_names, scheduler_names, Family, Named, ParamReader, ParamValue, RunOutput, RunSpec,
-    TableInfo, UsedParams,
+    declared_table, Family, Named, ParamReader, ParamValue, RunError, RunOutput, RunSpec, TableInfo, UsedParams,
 };
+use crate::registry::{Param, PolicyInfo};
 
 /// The cluster job-stream family.
 pub struct ClusterFamily;
 
 /// Workload and model parameters (scheduler parameters come from the policy registry).
-const MODEL: &[Named] = &[
-    Named {
-        name: "jobs",
-        description: "jobs: the first N of the [workload] trace (default all), or N synthetic ones (default 10000)",
-    },
-    Named {
-        name: "nodes",
-        description: "nodes used: the first N hosts with an FCFS disk (default: all)",
-    },
-    Named {
-        name: "cpu_load",
-        description: "offered CPU load as a fraction of the cluster (arrivals scaled; default 0.6)",
-    },
-    Named {
-        name: "io_rate",
-        description: "mean I/O access rate per rate_unit_s of CPU time (§5: 'No./ms'; default 2.8)",
-    },
-    Named {
-        name: "page_fault_rate",
-        description: "page-fault rate mu of eq. 4.3 per rate_unit_s (default 2.0)",
-    },
-    Named {
-        name: "rate_unit_s",
-        description: "time unit of the two rates, s (0.001 = literal No./ms; default 1)",
-    },
-    Named {
-        name: "memory_mean_mb",
-        description: "mean Pareto memory demand, MB (default 4)",
-    },
-    Named {
-        name: "memory_shape",
-        description: "Pareto shape of the memory demand (default 2)",
-    },
-    Named {
-        name: "buffer_mb",
-        description: "initial I/O buffer per node, MB (Table 5.1: 160)",
-    },
-    Named {
-        name: "request_mean_kb",
-        description: "mean I/O request size, KB (250)",
-    },
-    Named {
-        name: "request_sd_kb",
-        description: "standard deviation of the request size, KB (50)",
-    },
-    Named {
-        name: "reaccess_rate",
-        description: "data re-access rate r of eq. 5.4 (default 3)",
-    },
-    Named {
-        name: "context_switch_ms",
-        description: "context switch cost, ms (Table 5.1: 0.1)",
-    },
-    Named {
-        name: "time_slice_ms",
-        description: "round-robin time slice, ms (default 0: processor sharing)",
-    },
-    Named {
-        name: "load_info_period_s",
-        description: "period of the load exchange, s (default 0: loads always current)",
-    },
-    Named {
-        name: "page_fault_service_ms",
-        description: "page-fault service time, ms (Table 5.1: 8.1)",
-    },
-    Named {
-        name: "migration_fixed_s",
-        description: "fixed cost e of a remote execution, s (eq. 4.7; default 0.1)",
-    },
-    Named {
-        name: "initial_data_factor",
-        description: "initial data d_u as a multiple of eq. 5.3's d_data (default 1)",
-    },
+const MODEL: &[Param] = &[
+    Param::described(
+        "jobs",
+        "jobs: the first N of the [workload] trace (default all), or N synthetic ones (default 10000)",
+        Param::NO_DEFAULT,
+    ),
+    Param::described(
+        "nodes",
+        "nodes used: the first N hosts with an FCFS disk (default: all)",
+        Param::NO_DEFAULT,
+    ),
+    Param::described(
+        "cpu_load",
+        "offered CPU load as a fraction of the cluster (arrivals scaled; default 0.6)",
+        Param::NO_DEFAULT,
+    ),
+    Param::described(
+        "io_rate",
+        "mean I/O access rate per rate_unit_s of CPU time (§5: 'No./ms'; default 2.8)",
+        Param::NO_DEFAULT,
+    ),
+    Param::described(
+        "page_fault_rate",
+        "page-fault rate mu of eq. 4.3 per rate_unit_s (default 2.0)",
+        Param::NO_DEFAULT,
+    ),
+    Param::described(
+        "rate_unit_s",
+        "time unit of the two rates, s (0.001 = literal No./ms; default 1)",
+        Param::NO_DEFAULT,
+    ),
+    Param::described(
+        "memory_mean_mb",
+        "mean Pareto memory demand, MB (default 4)",
+        Param::NO_DEFAULT,
+    ),
+    Param::described(
+        "memory_shape",
+        "Pareto shape of the memory demand (default 2)",
+        Param::NO_DEFAULT,
+    ),
+    Param::described(
+        "buffer_mb",
+        "initial I/O buffer per node, MB (Table 5.1: 160)",
+        Param::NO_DEFAULT,
+    ),
+    Param::described("request_mean_kb", "mean I/O request size, KB (250)", Param::NO_DEFAULT),
+    Param::described(
+        "request_sd_kb",
+        "standard deviation of the request size, KB (50)",
+        Param::NO_DEFAULT,
+    ),
+    Param::described(
+        "reaccess_rate",
+        "data re-access rate r of eq. 5.4 (default 3)",
+        Param::NO_DEFAULT,
+    ),
+    Param::described(
+        "context_switch_ms",
+        "context switch cost, ms (Table 5.1: 0.1)",
+        Param::NO_DEFAULT,
+    ),
+    Param::described(
+        "time_slice_ms",
+        "round-robin time slice, ms (default 0: processor sharing)",
+        Param::NO_DEFAULT,
+    ),
+    Param::described(
+        "load_info_period_s",
+        "period of the load exchange, s (default 0: loads always current)",
+        Param::NO_DEFAULT,
+    ),
+    Param::described(
+        "page_fault_service_ms",
+        "page-fault service time, ms (Table 5.1: 8.1)",
+        Param::NO_DEFAULT,
+    ),
+    Param::described(
+        "migration_fixed_s",
+        "fixed cost e of a remote execution, s (eq. 4.7; default 0.1)",
+        Param::NO_DEFAULT,
+    ),
+    Param::described(
+        "initial_data_factor",
+        "initial data d_u as a multiple of eq. 5.3's d_data (default 1)",
+        Param::NO_DEFAULT,
+    ),
 ];
 
 /// A parameter at least `min`; `min = f64::MIN_POSITIVE` reads "> 0".
@@ -471,14 +485,12 @@ impl Family for ClusterFamily {
         "cluster job streams with I/O- and memory-aware load balancing (WAL-FC paper)"
     }
 
-    fn schedulers(&self) -> &'static [Named] {
-        static NAMES: OnceLock<Vec<Named>> = OnceLock::new();
-        scheduler_names(&NAMES, registry::infos())
+    fn schedulers(&self) -> &'static [PolicyInfo] {
+        registry::infos()
     }
 
-    fn parameters(&self) -> &'static [Named] {
-        static NAMES: OnceLock<Vec<Named>> = OnceLock::new();
-        parameter_names(&NAMES, MODEL, registry::infos())
+    fn parameters(&self) -> &'static [Param] {
+        MODEL
     }
 
     fn metrics(&self) -> &'static [Named] {
@@ -497,118 +509,124 @@ impl Family for ClusterFamily {
         Some("cpu_load")
     }
 
-    fn validate(&self, spec: &RunSpec) -> Result<UsedParams, String> {
-        let reader = ParamReader::new(spec);
-        prepare(&reader, Jobs::CheckOnly)?;
-        Ok(reader.used())
+    fn validate(&self, spec: &RunSpec) -> Result<UsedParams, RunError> {
+        (|| -> Result<UsedParams, String> {
+            let reader = ParamReader::new(spec);
+            prepare(&reader, Jobs::CheckOnly)?;
+            Ok(reader.used())
+        })()
+        .map_err(RunError::Other)
     }
 
-    fn run(&self, spec: &RunSpec) -> Result<RunOutput, String> {
-        let prepared = prepare(&ParamReader::new(spec), Jobs::Build)?;
-        let built = registry::build(&spec.scheduler, &prepared.policy_params)?;
-        let engine = Engine::new(Arc::clone(&spec.platform)).map_err(|e| e.to_string())?;
-        let nodes = prepared.setup.nodes.len();
-        let jobs = prepared.setup.jobs.len() as u64;
-        let (outcome, stats) = cluster::run(engine, prepared.setup, built.balancer, built.controller, spec.seed)?;
-        // Nodes never fail here (state profiles are refused), so every job should finish; if the
-        // engine ever ran out of events first, the run's averages would cover part of the stream.
-        let incomplete = (outcome.completed < jobs).then(|| {
-            format!(
-                "incomplete: {} of {jobs} jobs done (the last at {} s); the simulation ran out of events first",
-                outcome.completed, outcome.makespan_s
-            )
-        });
-        let mut sorted = outcome.slowdowns.clone();
-        sorted.sort_by(f64::total_cmp);
-        let n = sorted.len().max(1) as f64;
-        let makespan = outcome.makespan_s.max(f64::MIN_POSITIVE);
-        let utilisation: Vec<f64> = outcome.disk_busy_s.iter().map(|b| b / makespan).collect();
-        let mut metrics = BTreeMap::new();
-        let mut put = |k: &str, v: f64| {
-            metrics.insert(k.to_string(), v);
-        };
-        put("mean_slowdown", sorted.iter().sum::<f64>() / n);
-        put("median_slowdown", nearest_rank(&sorted, 0.5));
-        put("p95_slowdown", nearest_rank(&sorted, 0.95));
-        put("max_slowdown", sorted.last().copied().unwrap_or(f64::NAN));
-        put("jobs_done", outcome.completed as f64);
-        put("migrations", outcome.migrations as f64);
-        put(
-            "hit_rate",
-            if outcome.accesses > 0 {
-                outcome.hits as f64 / outcome.accesses as f64
-            } else {
-                0.0
-            },
-        );
-        put("page_faults", outcome.page_faults as f64);
-        put("disk_utilisation_mean", utilisation.iter().sum::<f64>() / nodes as f64);
-        put("disk_utilisation_max", utilisation.iter().copied().fold(0.0, f64::max));
-        put("makespan_s", outcome.makespan_s);
-        if let Some(last) = outcome.control.last() {
-            put("final_w_io", last.w_io);
-            put("final_buffer_mb", last.buffer_bytes / 1e6);
-        }
-        let mut tables = BTreeMap::new();
-        let wants = |t: &str| spec.tables.iter().any(|x| x == t);
-        if wants("slowdown_quantiles") {
-            let rows = (1..=100)
-                .map(|k| {
-                    let q = k as f64 / 100.0;
-                    vec![ParamValue::Float(q), ParamValue::Float(nearest_rank(&sorted, q))]
-                })
-                .collect();
-            tables.extend([declared_table(TABLES, "slowdown_quantiles", rows)?]);
-        }
-        if wants("nodes") {
-            let rows = utilisation
-                .iter()
-                .enumerate()
-                .map(|(i, u)| vec![ParamValue::Int(i as i64 + 1), ParamValue::Float(*u)])
-                .collect();
-            tables.extend([declared_table(TABLES, "nodes", rows)?]);
-        }
-        if wants("control") {
-            // At most ~1000 points: every k-th step and the last.
-            let step = outcome.control.len().div_ceil(1000).max(1);
-            let rows = outcome
-                .control
-                .iter()
-                .enumerate()
-                .filter(|(i, _)| i % step == 0 || *i + 1 == outcome.control.len())
-                .map(|(_, c)| {
-                    vec![
-                        ParamValue::Float(c.time_s),
-                        ParamValue::Float(c.w_io),
-                        ParamValue::Float(c.buffer_bytes / 1e6),
-                    ]
-                })
-                .collect();
-            tables.extend([declared_table(TABLES, "control", rows)?]);
-        }
-        if wants("jobs") {
-            let rows = outcome
-                .jobs
-                .iter()
-                .map(|j| {
-                    vec![
-                        ParamValue::Int(j.index as i64),
-                        ParamValue::Int(j.home as i64 + 1),
-                        ParamValue::Int(j.node as i64 + 1),
-                        ParamValue::Float(j.arrival_s),
-                        ParamValue::Float(j.finish_s),
-                        ParamValue::Float(j.dedicated_s),
-                        ParamValue::Float(j.slowdown),
-                    ]
-                })
-                .collect();
-            tables.extend([declared_table(TABLES, "jobs", rows)?]);
-        }
-        Ok(RunOutput {
-            metrics,
-            events: stats.events,
-            tables,
-            incomplete,
-        })
+    fn run(&self, spec: &RunSpec) -> Result<RunOutput, RunError> {
+        (|| -> Result<RunOutput, String> {
+            let prepared = prepare(&ParamReader::new(spec), Jobs::Build)?;
+            let built = registry::build(&spec.scheduler, &prepared.policy_params)?;
+            let engine = Engine::new(Arc::clone(&spec.platform)).map_err(|e| e.to_string())?;
+            let nodes = prepared.setup.nodes.len();
+            let jobs = prepared.setup.jobs.len() as u64;
+            let (outcome, stats) = cluster::run(engine, prepared.setup, built.balancer, built.controller, spec.seed)?;
+            // Nodes never fail here (state profiles are refused), so every job should finish; if the
+            // engine ever ran out of events first, the run's averages would cover part of the stream.
+            let incomplete = (outcome.completed < jobs).then(|| {
+                format!(
+                    "incomplete: {} of {jobs} jobs done (the last at {} s); the simulation ran out of events first",
+                    outcome.completed, outcome.makespan_s
+                )
+            });
+            let mut sorted = outcome.slowdowns.clone();
+            sorted.sort_by(f64::total_cmp);
+            let n = sorted.len().max(1) as f64;
+            let makespan = outcome.makespan_s.max(f64::MIN_POSITIVE);
+            let utilisation: Vec<f64> = outcome.disk_busy_s.iter().map(|b| b / makespan).collect();
+            let mut metrics = BTreeMap::new();
+            let mut put = |k: &str, v: f64| {
+                metrics.insert(k.to_string(), v);
+            };
+            put("mean_slowdown", sorted.iter().sum::<f64>() / n);
+            put("median_slowdown", nearest_rank(&sorted, 0.5));
+            put("p95_slowdown", nearest_rank(&sorted, 0.95));
+            put("max_slowdown", sorted.last().copied().unwrap_or(f64::NAN));
+            put("jobs_done", outcome.completed as f64);
+            put("migrations", outcome.migrations as f64);
+            put(
+                "hit_rate",
+                if outcome.accesses > 0 {
+                    outcome.hits as f64 / outcome.accesses as f64
+                } else {
+                    0.0
+                },
+            );
+            put("page_faults", outcome.page_faults as f64);
+            put("disk_utilisation_mean", utilisation.iter().sum::<f64>() / nodes as f64);
+            put("disk_utilisation_max", utilisation.iter().copied().fold(0.0, f64::max));
+            put("makespan_s", outcome.makespan_s);
+            if let Some(last) = outcome.control.last() {
+                put("final_w_io", last.w_io);
+                put("final_buffer_mb", last.buffer_bytes / 1e6);
+            }
+            let mut tables = BTreeMap::new();
+            let wants = |t: &str| spec.tables.iter().any(|x| x == t);
+            if wants("slowdown_quantiles") {
+                let rows = (1..=100)
+                    .map(|k| {
+                        let q = k as f64 / 100.0;
+                        vec![ParamValue::Float(q), ParamValue::Float(nearest_rank(&sorted, q))]
+                    })
+                    .collect();
+                tables.extend([declared_table(TABLES, "slowdown_quantiles", rows)?]);
+            }
+            if wants("nodes") {
+                let rows = utilisation
+                    .iter()
+                    .enumerate()
+                    .map(|(i, u)| vec![ParamValue::Int(i as i64 + 1), ParamValue::Float(*u)])
+                    .collect();
+                tables.extend([declared_table(TABLES, "nodes", rows)?]);
+            }
+            if wants("control") {
+                // At most ~1000 points: every k-th step and the last.
+                let step = outcome.control.len().div_ceil(1000).max(1);
+                let rows = outcome
+                    .control
+                    .iter()
+                    .enumerate()
+                    .filter(|(i, _)| i % step == 0 || *i + 1 == outcome.control.len())
+                    .map(|(_, c)| {
+                        vec![
+                            ParamValue::Float(c.time_s),
+                            ParamValue::Float(c.w_io),
+                            ParamValue::Float(c.buffer_bytes / 1e6),
+                        ]
+                    })
+                    .collect();
+                tables.extend([declared_table(TABLES, "control", rows)?]);
+            }
+            if wants("jobs") {
+                let rows = outcome
+                    .jobs
+                    .iter()
+                    .map(|j| {
+                        vec![
+                            ParamValue::Int(j.index as i64),
+                            ParamValue::Int(j.home as i64 + 1),
+                            ParamValue::Int(j.node as i64 + 1),
+                            ParamValue::Float(j.arrival_s),
+                            ParamValue::Float(j.finish_s),
+                            ParamValue::Float(j.dedicated_s),
+                            ParamValue::Float(j.slowdown),
+                        ]
+                    })
+                    .collect();
+                tables.extend([declared_table(TABLES, "jobs", rows)?]);
+            }
+            Ok(RunOutput {
+                metrics,
+                events: stats.events,
+                tables,
+                incomplete,
+            })
+        })()
+        .map_err(RunError::Other)
     }
 }

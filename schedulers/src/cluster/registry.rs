@@ -7,6 +7,8 @@ use super::balancer::{FeedbackController, LoadBalancer};
 pub use super::{infos, POLICIES};
 pub use crate::registry::PolicyInfo;
 
+use crate::family::RunError;
+
 /// A built policy: the balancer, its controller (WAL-FC) and the initial `W_IO`.
 pub struct Built {
     /// Places jobs.
@@ -35,7 +37,7 @@ impl Built {
 
 /// Builds a policy from its name and parameters; errors name the bad parameter and list the
 /// valid names.
-pub fn build(name: &str, params: &BTreeMap<String, f64>) -> Result<Built, String> {
+pub fn build(name: &str, params: &BTreeMap<String, f64>) -> Result<Built, RunError> {
     crate::registry::build_entry(POLICIES, "cluster", name, params).map(|b| *b)
 }
 
@@ -70,11 +72,13 @@ mod tests {
     fn errors_name_the_parameter() {
         let err = build("wal", &BTreeMap::from([("w_io".to_string(), 2.0)]))
             .err()
-            .unwrap();
+            .unwrap()
+            .to_string();
         assert!(err.contains("'w_io'"), "{err}");
         let err = build("nlb", &BTreeMap::from([("threshold".to_string(), 1.0)]))
             .err()
-            .unwrap();
-        assert!(err.contains("valid: none"), "{err}");
+            .unwrap()
+            .to_string();
+        assert!(err.contains("its parameters: none"), "{err}");
     }
 }

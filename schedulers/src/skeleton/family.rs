@@ -54,8 +54,9 @@ use sim_core::platform::{Host, HostId, Link, Platform};
 use sim_core::profile::Profile;
 
 use crate::family::{
-    declared_table, Family, Named, ParamReader, ParamValue, RunOutput, RunSpec, TableInfo, UsedParams,
+    declared_table, Family, Named, ParamReader, ParamValue, RunError, RunOutput, RunSpec, TableInfo, UsedParams,
 };
+use crate::registry::{Param, PolicyInfo};
 
 // ----- parameter helpers ------------------------------------------------------------------------
 
@@ -160,119 +161,147 @@ fn int(x: u64) -> ParamValue {
 /// The AMoGeT Pipeline/Deal family.
 pub struct Amoget;
 
-const AMOGET_PARAMS: &[Named] = &[
-    Named {
-        name: "stage_times_s",
-        description: "tr_s: seconds per item of each stage on P1, e.g. \"10,10,10,10\"",
-    },
-    Named {
-        name: "data_sizes",
-        description: "ds_s: bytes sent to each stage and the output (Ns+1 values; default all 1)",
-    },
-    Named {
-        name: "processors",
-        description: "hosts used as processors P1..Pn, in platform order (default: all)",
-    },
-    Named {
-        name: "latency_s",
-        description: "if set: one link of this latency between every two processors (paper §5.3)",
-    },
-    Named {
-        name: "bandwidth_bytes_per_s",
-        description: "bandwidth of those links (default 1e12)",
-    },
-    Named {
-        name: "network_model",
-        description: "network model of those links: raw (default), CM02, LV08",
-    },
-    Named {
-        name: "availability",
-        description: "av_j of P1, P2, ...: speed factors, e.g. \"1,0.5\" (default all 1)",
-    },
-    Named {
-        name: "mode",
-        description: "model (PEPA rates, exponential sleeps; default) or realistic (links and CPUs)",
-    },
-    Named {
-        name: "service",
-        description: "exponential (default) or deterministic service times",
-    },
-    Named {
-        name: "items",
-        description: "inputs measured after the warm-up (default 20000)",
-    },
-    Named {
-        name: "warmup_items",
-        description: "inputs before the measurement window (default items/20)",
-    },
-    Named {
-        name: "batches",
-        description: "batches of the batch-means interval (default 20)",
-    },
-    Named {
-        name: "probe_bytes",
-        description: "size of the latency probes (NWS's 1-byte message; default 1)",
-    },
-    Named {
-        name: "mapping",
-        description: "fixed: the mapping, e.g. \"[1, (1,(2,4),3), 1]\" (processors from 1)",
-    },
-    Named {
-        name: "candidates",
-        description: "amoget: mappings to compare, separated by ';' (default: enumerate)",
-    },
-    Named {
-        name: "deal_workers",
-        description: "amoget: workers per stage for the enumeration, 0 = plain (default all 0)",
-    },
-    Named {
-        name: "input",
-        description: "amoget: processor of the input data (default 1)",
-    },
-    Named {
-        name: "output",
-        description: "amoget: processor of the output data (default 1)",
-    },
-    Named {
-        name: "max_candidates",
-        description: "amoget: enumeration limit (default 5000)",
-    },
-    Named {
-        name: "availability_steps",
-        description: "speed changes \"P@DATE=AV; ...\", e.g. \"3@1000=0.2\": P3 at 0.2 from 1000 s",
-    },
-    Named {
-        name: "latency_steps",
-        description: "latency changes of every link \"DATE=SECONDS; ...\", e.g. \"500=20\"",
-    },
-    Named {
-        name: "remap_period_s",
-        description: "amoget-adaptive: seconds between re-mapping decisions, 0 = never (default 3600)",
-    },
-    Named {
-        name: "sample_period_s",
-        description: "amoget-adaptive: seconds between two NWS samples (default 10)",
-    },
-    Named {
-        name: "forecasters",
-        description: "amoget-adaptive: NWS battery, \"default\" or names like \"last_value; sw_mean(10)\"",
-    },
-    Named {
-        name: "forecast_metric",
-        description: "amoget-adaptive: error selecting the forecaster, mse (default) or mae",
-    },
-    Named {
-        name: "min_gain",
-        description: "amoget-adaptive: relative CTMC gain needed to re-map (default 0)",
-    },
-    Named {
-        name: "timeline_window_s",
-        description: "amoget-adaptive: window of the timeline table, seconds (default 100)",
-    },
-    Named {
-        name: "phase_split_s",
-        description: "amoget-adaptive: date splitting the two phases (default: first change date)",
-    },
+const AMOGET_PARAMS: &[Param] = &[
+    Param::described(
+        "stage_times_s",
+        "tr_s: seconds per item of each stage on P1, e.g. \"10,10,10,10\"",
+        Param::NO_DEFAULT,
+    ),
+    Param::described(
+        "data_sizes",
+        "ds_s: bytes sent to each stage and the output (Ns+1 values; default all 1)",
+        Param::NO_DEFAULT,
+    ),
+    Param::described(
+        "processors",
+        "hosts used as processors P1..Pn, in platform order (default: all)",
+        Param::NO_DEFAULT,
+    ),
+    Param::described(
+        "latency_s",
+        "if set: one link of this latency between every two processors (paper §5.3)",
+        Param::NO_DEFAULT,
+    ),
+    Param::described(
+        "bandwidth_bytes_per_s",
+        "bandwidth of those links (default 1e12)",
+        Param::NO_DEFAULT,
+    ),
+    Param::described(
+        "network_model",
+        "network model of those links: raw (default), CM02, LV08",
+        Param::NO_DEFAULT,
+    ),
+    Param::described(
+        "availability",
+        "av_j of P1, P2, ...: speed factors, e.g. \"1,0.5\" (default all 1)",
+        Param::NO_DEFAULT,
+    ),
+    Param::described(
+        "mode",
+        "model (PEPA rates, exponential sleeps; default) or realistic (links and CPUs)",
+        Param::NO_DEFAULT,
+    ),
+    Param::described(
+        "service",
+        "exponential (default) or deterministic service times",
+        Param::NO_DEFAULT,
+    ),
+    Param::described(
+        "items",
+        "inputs measured after the warm-up (default 20000)",
+        Param::NO_DEFAULT,
+    ),
+    Param::described(
+        "warmup_items",
+        "inputs before the measurement window (default items/20)",
+        Param::NO_DEFAULT,
+    ),
+    Param::described(
+        "batches",
+        "batches of the batch-means interval (default 20)",
+        Param::NO_DEFAULT,
+    ),
+    Param::described(
+        "probe_bytes",
+        "size of the latency probes (NWS's 1-byte message; default 1)",
+        Param::NO_DEFAULT,
+    ),
+    Param::described(
+        "mapping",
+        "fixed: the mapping, e.g. \"[1, (1,(2,4),3), 1]\" (processors from 1)",
+        Param::NO_DEFAULT,
+    ),
+    Param::described(
+        "candidates",
+        "amoget: mappings to compare, separated by ';' (default: enumerate)",
+        Param::NO_DEFAULT,
+    ),
+    Param::described(
+        "deal_workers",
+        "amoget: workers per stage for the enumeration, 0 = plain (default all 0)",
+        Param::NO_DEFAULT,
+    ),
+    Param::described(
+        "input",
+        "amoget: processor of the input data (default 1)",
+        Param::NO_DEFAULT,
+    ),
+    Param::described(
+        "output",
+        "amoget: processor of the output data (default 1)",
+        Param::NO_DEFAULT,
+    ),
+    Param::described(
+        "max_candidates",
+        "amoget: enumeration limit (default 5000)",
+        Param::NO_DEFAULT,
+    ),
+    Param::described(
+        "availability_steps",
+        "speed changes \"P@DATE=AV; ...\", e.g. \"3@1000=0.2\": P3 at 0.2 from 1000 s",
+        Param::NO_DEFAULT,
+    ),
+    Param::described(
+        "latency_steps",
+        "latency changes of every link \"DATE=SECONDS; ...\", e.g. \"500=20\"",
+        Param::NO_DEFAULT,
+    ),
+    Param::described(
+        "remap_period_s",
+        "amoget-adaptive: seconds between re-mapping decisions, 0 = never (default 3600)",
+        Param::NO_DEFAULT,
+    ),
+    Param::described(
+        "sample_period_s",
+        "amoget-adaptive: seconds between two NWS samples (default 10)",
+        Param::NO_DEFAULT,
+    ),
+    Param::described(
+        "forecasters",
+        "amoget-adaptive: NWS battery, \"default\" or names like \"last_value; sw_mean(10)\"",
+        Param::NO_DEFAULT,
+    ),
+    Param::described(
+        "forecast_metric",
+        "amoget-adaptive: error selecting the forecaster, mse (default) or mae",
+        Param::NO_DEFAULT,
+    ),
+    Param::described(
+        "min_gain",
+        "amoget-adaptive: relative CTMC gain needed to re-map (default 0)",
+        Param::NO_DEFAULT,
+    ),
+    Param::described(
+        "timeline_window_s",
+        "amoget-adaptive: window of the timeline table, seconds (default 100)",
+        Param::NO_DEFAULT,
+    ),
+    Param::described(
+        "phase_split_s",
+        "amoget-adaptive: date splitting the two phases (default: first change date)",
+        Param::NO_DEFAULT,
+    ),
 ];
 
 const ADAPTIVE_ONLY: &[&str] = &[
@@ -285,18 +314,21 @@ const ADAPTIVE_ONLY: &[&str] = &[
     "phase_split_s",
 ];
 
-const AMOGET_SCHEDULERS: &[Named] = &[
-    Named {
+const AMOGET_SCHEDULERS: &[PolicyInfo] = &[
+    PolicyInfo {
         name: "fixed",
         description: "the given mapping",
+        params: &[],
     },
-    Named {
+    PolicyInfo {
         name: "amoget",
         description: "best CTMC throughput among the candidate mappings (AMoGeT §4.6)",
+        params: &[],
     },
-    Named {
+    PolicyInfo {
         name: "amoget-adaptive",
         description: "AMoGeT on NWS forecasts during the run, re-mapping every remap_period_s",
+        params: &[],
     },
 ];
 
@@ -878,11 +910,11 @@ impl Family for Amoget {
         "skeletons, Pipeline/Deal: PEPA/CTMC throughput of mappings and their simulation (AMoGeT paper)"
     }
 
-    fn schedulers(&self) -> &'static [Named] {
+    fn schedulers(&self) -> &'static [PolicyInfo] {
         AMOGET_SCHEDULERS
     }
 
-    fn parameters(&self) -> &'static [Named] {
+    fn parameters(&self) -> &'static [Param] {
         AMOGET_PARAMS
     }
 
@@ -894,101 +926,107 @@ impl Family for Amoget {
         AMOGET_TABLES
     }
 
-    fn validate(&self, spec: &RunSpec) -> Result<UsedParams, String> {
-        let reader = ParamReader::new(spec);
-        amoget_prepare(&reader)?;
-        Ok(reader.used())
+    fn validate(&self, spec: &RunSpec) -> Result<UsedParams, RunError> {
+        (|| -> Result<UsedParams, String> {
+            let reader = ParamReader::new(spec);
+            amoget_prepare(&reader)?;
+            Ok(reader.used())
+        })()
+        .map_err(RunError::Other)
     }
 
-    fn run(&self, spec: &RunSpec) -> Result<RunOutput, String> {
-        let (run, candidates) = amoget_prepare(&ParamReader::new(spec))?;
-        if run.adaptive.is_some() {
-            return run_adaptive(spec, run, candidates);
-        }
-        let grid = measure_grid(&run.platform, &run.hosts, run.probe_bytes)?;
-        let mappings = match candidates {
-            Candidates::List(ms) => ms,
-            Candidates::Enumerate {
-                shape,
-                input,
-                output,
-                limit,
-            } => enumerate_mappings(&grid.shape(), &shape, input, output, limit).map_err(|e| e.to_string())?,
-        };
-        let k = RateConstants::default();
-        let o = EvaluateOptions::default();
-        let evaluations: Vec<MappingEvaluation> = mappings
-            .iter()
-            .map(|m| amoget::evaluate(&grid, &run.app, m, &k, &o).map_err(|e| format!("mapping {m}: {e}")))
-            .collect::<Result<_, _>>()?;
-        let order = rank(&evaluations, 1e-9);
-        let best = order[0];
-        let chosen = &evaluations[best];
-        let cfg = PipelineSim {
-            mapping: chosen.mapping.clone(),
-            reference_times_s: run.app.reference_times_s.clone(),
-            data_sizes: run.app.data_sizes.clone(),
-            rates: amoget_rates(&grid, &run.app, &chosen.mapping, &k).map_err(|e| e.to_string())?,
-            hosts: run.hosts.clone(),
-            mode: run.mode,
-            service: run.service,
-            warmup_items: run.warmup,
-            items: run.items,
-            batches: run.batches,
-            seed: spec.seed,
-        };
-        let out = simulate(Arc::clone(&run.platform), &cfg)?;
-        let t = &out.throughput;
-        let ctmc = chosen.throughput;
-        let mut metrics = BTreeMap::new();
-        let mut put = |k: &str, v: f64| {
-            metrics.insert(k.to_string(), v);
-        };
-        put("throughput_ctmc", ctmc);
-        put("throughput_ctmc_per_min", ctmc * 60.0);
-        put("throughput_sim", t.mean);
-        put("throughput_sim_per_min", t.mean * 60.0);
-        put("throughput_sim_ci95", t.half_width);
-        put("ctmc_in_ci95", f64::from(u8::from(t.contains(ctmc))));
-        put("relative_difference", (t.mean - ctmc) / ctmc);
-        put("mean_latency_s", out.mean_latency_s);
-        put("makespan_s", out.makespan_s);
-        put("states", chosen.states as f64);
-        put("transitions", chosen.transitions as f64);
-        put("candidates", evaluations.len() as f64);
-        put("chosen_candidate", best as f64);
-        let mut position = vec![0; evaluations.len()];
-        for (r, &i) in order.iter().enumerate() {
-            position[i] = r + 1;
-        }
-        let rows = evaluations
-            .iter()
-            .enumerate()
-            .map(|(i, e)| {
-                vec![
-                    ParamValue::Str(e.mapping.to_string()),
-                    int(e.states as u64),
-                    int(e.transitions as u64),
-                    ParamValue::Float(e.throughput),
-                    int(position[i] as u64),
-                    ParamValue::Bool(i == best),
-                ]
+    fn run(&self, spec: &RunSpec) -> Result<RunOutput, RunError> {
+        (|| -> Result<RunOutput, String> {
+            let (run, candidates) = amoget_prepare(&ParamReader::new(spec))?;
+            if run.adaptive.is_some() {
+                return run_adaptive(spec, run, candidates);
+            }
+            let grid = measure_grid(&run.platform, &run.hosts, run.probe_bytes)?;
+            let mappings = match candidates {
+                Candidates::List(ms) => ms,
+                Candidates::Enumerate {
+                    shape,
+                    input,
+                    output,
+                    limit,
+                } => enumerate_mappings(&grid.shape(), &shape, input, output, limit).map_err(|e| e.to_string())?,
+            };
+            let k = RateConstants::default();
+            let o = EvaluateOptions::default();
+            let evaluations: Vec<MappingEvaluation> = mappings
+                .iter()
+                .map(|m| amoget::evaluate(&grid, &run.app, m, &k, &o).map_err(|e| format!("mapping {m}: {e}")))
+                .collect::<Result<_, _>>()?;
+            let order = rank(&evaluations, 1e-9);
+            let best = order[0];
+            let chosen = &evaluations[best];
+            let cfg = PipelineSim {
+                mapping: chosen.mapping.clone(),
+                reference_times_s: run.app.reference_times_s.clone(),
+                data_sizes: run.app.data_sizes.clone(),
+                rates: amoget_rates(&grid, &run.app, &chosen.mapping, &k).map_err(|e| e.to_string())?,
+                hosts: run.hosts.clone(),
+                mode: run.mode,
+                service: run.service,
+                warmup_items: run.warmup,
+                items: run.items,
+                batches: run.batches,
+                seed: spec.seed,
+            };
+            let out = simulate(Arc::clone(&run.platform), &cfg)?;
+            let t = &out.throughput;
+            let ctmc = chosen.throughput;
+            let mut metrics = BTreeMap::new();
+            let mut put = |k: &str, v: f64| {
+                metrics.insert(k.to_string(), v);
+            };
+            put("throughput_ctmc", ctmc);
+            put("throughput_ctmc_per_min", ctmc * 60.0);
+            put("throughput_sim", t.mean);
+            put("throughput_sim_per_min", t.mean * 60.0);
+            put("throughput_sim_ci95", t.half_width);
+            put("ctmc_in_ci95", f64::from(u8::from(t.contains(ctmc))));
+            put("relative_difference", (t.mean - ctmc) / ctmc);
+            put("mean_latency_s", out.mean_latency_s);
+            put("makespan_s", out.makespan_s);
+            put("states", chosen.states as f64);
+            put("transitions", chosen.transitions as f64);
+            put("candidates", evaluations.len() as f64);
+            put("chosen_candidate", best as f64);
+            let mut position = vec![0; evaluations.len()];
+            for (r, &i) in order.iter().enumerate() {
+                position[i] = r + 1;
+            }
+            let rows = evaluations
+                .iter()
+                .enumerate()
+                .map(|(i, e)| {
+                    vec![
+                        ParamValue::Str(e.mapping.to_string()),
+                        int(e.states as u64),
+                        int(e.transitions as u64),
+                        ParamValue::Float(e.throughput),
+                        int(position[i] as u64),
+                        ParamValue::Bool(i == best),
+                    ]
+                })
+                .collect();
+            let mut tables = BTreeMap::new();
+            tables.extend([declared_table(AMOGET_TABLES, "candidates", rows)?]);
+            let rows = vec![
+                vec![ParamValue::Str("CTMC".into()), ParamValue::Float(ctmc)],
+                vec![ParamValue::Str("simulation".into()), ParamValue::Float(t.mean)],
+            ];
+            tables.extend([declared_table(AMOGET_TABLES, "throughput", rows)?]);
+            Ok(RunOutput {
+                metrics,
+                events: out.events,
+                tables,
+                // The skeleton simulations fail a run whose items did not all finish.
+                incomplete: None,
             })
-            .collect();
-        let mut tables = BTreeMap::new();
-        tables.extend([declared_table(AMOGET_TABLES, "candidates", rows)?]);
-        let rows = vec![
-            vec![ParamValue::Str("CTMC".into()), ParamValue::Float(ctmc)],
-            vec![ParamValue::Str("simulation".into()), ParamValue::Float(t.mean)],
-        ];
-        tables.extend([declared_table(AMOGET_TABLES, "throughput", rows)?]);
-        Ok(RunOutput {
-            metrics,
-            events: out.events,
-            tables,
-            // The skeleton simulations fail a run whose items did not all finish.
-            incomplete: None,
-        })
+        })()
+        .map_err(RunError::Other)
     }
 }
 
@@ -1157,113 +1195,119 @@ fn run_adaptive(spec: &RunSpec, run: AmogetRun, candidates: Candidates) -> Resul
 /// Alt et al.'s remote skeletons.
 pub struct AltSkeletons;
 
-const ALT_PARAMS: &[Named] = &[
-    Named {
-        name: "skeleton",
-        description: "reduce (default), scan or dc (divide-and-conquer)",
-    },
-    Named {
-        name: "n",
-        description: "list length",
-    },
-    Named {
-        name: "threads",
-        description: "threads p of every server's implementation (default 4)",
-    },
-    Named {
-        name: "element_bytes",
-        description: "bytes per list element (default 3200: a 20x20 matrix of doubles)",
-    },
-    Named {
-        name: "operator_bytes",
-        description: "bytes of the operator's code sent with the call (default 2000)",
-    },
-    Named {
-        name: "result_elements",
-        description: "elements of the result (default 1 for reduce, n otherwise)",
-    },
-    Named {
-        name: "op_flops",
-        description: "flops of one operator application (default 16000: 20x20 matrix product)",
-    },
-    Named {
-        name: "dc_divide",
-        description: "dc: cost of a divide, in operator applications (default 0.1)",
-    },
-    Named {
-        name: "dc_base",
-        description: "dc: cost of a base case (default 0.1)",
-    },
-    Named {
-        name: "dc_conquer",
-        description: "dc: cost of a conquer (default 1)",
-    },
-    Named {
-        name: "op_jitter",
-        description: "relative half-width of each application's uniform jitter (default 0)",
-    },
-    Named {
-        name: "sync_overhead_s",
-        description: "cost of each fork or join of threads (default 0)",
-    },
-    Named {
-        name: "background_processes",
-        description: "CPU-bound processes on the server during the call (default 0)",
-    },
-    Named {
-        name: "include_local",
-        description: "also register the client itself (local execution; default false)",
-    },
-    Named {
-        name: "client",
-        description: "client host name (default: the first host)",
-    },
-    Named {
-        name: "servers",
-        description: "server host names, comma-separated (default: every other host)",
-    },
-    Named {
-        name: "probe_elements",
-        description: "sizes of the t_s/t_w probes, in elements (default \"1,16,256\")",
-    },
-    Named {
-        name: "benchmark_flops",
-        description: "flops of the speed-up benchmark (default 1e8)",
-    },
-    Named {
-        name: "wan_latency_s",
-        description: "if set: build a client + one server platform, WAN of this latency",
-    },
-    Named {
-        name: "wan_bandwidth_bytes_per_s",
-        description: "its WAN bandwidth (default 12.5e6)",
-    },
-    Named {
-        name: "client_speed_flops",
-        description: "its client speed (default 20e6)",
-    },
-    Named {
-        name: "server_speed_flops",
-        description: "its server speed per core (default 40e6)",
-    },
-    Named {
-        name: "server_cores",
-        description: "its server cores (default 16)",
-    },
-    Named {
-        name: "server",
-        description: "fixed: the server's name",
-    },
+const ALT_PARAMS: &[Param] = &[
+    Param::described(
+        "skeleton",
+        "reduce (default), scan or dc (divide-and-conquer)",
+        Param::NO_DEFAULT,
+    ),
+    Param::described("n", "list length", Param::NO_DEFAULT),
+    Param::described(
+        "threads",
+        "threads p of every server's implementation (default 4)",
+        Param::NO_DEFAULT,
+    ),
+    Param::described(
+        "element_bytes",
+        "bytes per list element (default 3200: a 20x20 matrix of doubles)",
+        Param::NO_DEFAULT,
+    ),
+    Param::described(
+        "operator_bytes",
+        "bytes of the operator's code sent with the call (default 2000)",
+        Param::NO_DEFAULT,
+    ),
+    Param::described(
+        "result_elements",
+        "elements of the result (default 1 for reduce, n otherwise)",
+        Param::NO_DEFAULT,
+    ),
+    Param::described(
+        "op_flops",
+        "flops of one operator application (default 16000: 20x20 matrix product)",
+        Param::NO_DEFAULT,
+    ),
+    Param::described(
+        "dc_divide",
+        "dc: cost of a divide, in operator applications (default 0.1)",
+        Param::NO_DEFAULT,
+    ),
+    Param::described("dc_base", "dc: cost of a base case (default 0.1)", Param::NO_DEFAULT),
+    Param::described("dc_conquer", "dc: cost of a conquer (default 1)", Param::NO_DEFAULT),
+    Param::described(
+        "op_jitter",
+        "relative half-width of each application's uniform jitter (default 0)",
+        Param::NO_DEFAULT,
+    ),
+    Param::described(
+        "sync_overhead_s",
+        "cost of each fork or join of threads (default 0)",
+        Param::NO_DEFAULT,
+    ),
+    Param::described(
+        "background_processes",
+        "CPU-bound processes on the server during the call (default 0)",
+        Param::NO_DEFAULT,
+    ),
+    Param::described(
+        "include_local",
+        "also register the client itself (local execution; default false)",
+        Param::NO_DEFAULT,
+    ),
+    Param::described(
+        "client",
+        "client host name (default: the first host)",
+        Param::NO_DEFAULT,
+    ),
+    Param::described(
+        "servers",
+        "server host names, comma-separated (default: every other host)",
+        Param::NO_DEFAULT,
+    ),
+    Param::described(
+        "probe_elements",
+        "sizes of the t_s/t_w probes, in elements (default \"1,16,256\")",
+        Param::NO_DEFAULT,
+    ),
+    Param::described(
+        "benchmark_flops",
+        "flops of the speed-up benchmark (default 1e8)",
+        Param::NO_DEFAULT,
+    ),
+    Param::described(
+        "wan_latency_s",
+        "if set: build a client + one server platform, WAN of this latency",
+        Param::NO_DEFAULT,
+    ),
+    Param::described(
+        "wan_bandwidth_bytes_per_s",
+        "its WAN bandwidth (default 12.5e6)",
+        Param::NO_DEFAULT,
+    ),
+    Param::described(
+        "client_speed_flops",
+        "its client speed (default 20e6)",
+        Param::NO_DEFAULT,
+    ),
+    Param::described(
+        "server_speed_flops",
+        "its server speed per core (default 40e6)",
+        Param::NO_DEFAULT,
+    ),
+    Param::described("server_cores", "its server cores (default 16)", Param::NO_DEFAULT),
+    Param::described("server", "fixed: the server's name", Param::NO_DEFAULT),
 ];
 
-const ALT_SCHEDULERS: &[Named] = &[
-    Named {
+const ALT_SCHEDULERS: &[PolicyInfo] = &[
+    PolicyInfo {
         name: "min-predicted",
         description: "the server with the least predicted time, eq. 1 (Alt et al.)",
+        params: &[],
     },
-    Named {
+    PolicyInfo {
         name: "fixed",
         description: "the server named by 'server'",
+        params: &[],
     },
 ];
 
@@ -1534,11 +1578,11 @@ impl Family for AltSkeletons {
         "skeletons on grid servers: predicted (eq. 1) and simulated remote calls (Alt, Bischof & Gorlatch)"
     }
 
-    fn schedulers(&self) -> &'static [Named] {
+    fn schedulers(&self) -> &'static [PolicyInfo] {
         ALT_SCHEDULERS
     }
 
-    fn parameters(&self) -> &'static [Named] {
+    fn parameters(&self) -> &'static [Param] {
         ALT_PARAMS
     }
 
@@ -1550,67 +1594,73 @@ impl Family for AltSkeletons {
         ALT_TABLES
     }
 
-    fn validate(&self, spec: &RunSpec) -> Result<UsedParams, String> {
-        let reader = ParamReader::new(spec);
-        alt_prepare(&reader)?;
-        Ok(reader.used())
+    fn validate(&self, spec: &RunSpec) -> Result<UsedParams, RunError> {
+        (|| -> Result<UsedParams, String> {
+            let reader = ParamReader::new(spec);
+            alt_prepare(&reader)?;
+            Ok(reader.used())
+        })()
+        .map_err(RunError::Other)
     }
 
-    fn run(&self, spec: &RunSpec) -> Result<RunOutput, String> {
-        let (platform, sc) = alt_prepare(&ParamReader::new(spec))?;
-        let out = run_scenario(&platform, &sc)?;
-        let p = &out.prediction;
-        let s = &out.simulated;
-        let server = &out.lookup.servers[p.server];
-        let mut metrics = BTreeMap::new();
-        let mut put = |k: &str, v: f64| {
-            metrics.insert(k.to_string(), v);
-        };
-        put("predicted_s", p.total);
-        put("predicted_comm_s", p.communication);
-        put("predicted_comp_s", p.computation);
-        put("simulated_s", s.total_s);
-        put("simulated_comm_s", s.request_s + s.reply_s);
-        put("simulated_comp_s", s.compute_s);
-        put("error_pct", 100.0 * (s.total_s - p.total) / p.total);
-        put("server_index", p.server as f64);
-        put("t_s_s", server.t_s);
-        put("t_w_s", server.t_w);
-        put("speedup", server.speedup);
-        put("t_op_server_s", out.t_op_client / server.speedup);
-        put("applications", s.applications as f64);
-        let mut tables = BTreeMap::new();
-        tables.extend([declared_table(
-            ALT_TABLES,
-            "times",
-            vec![
-                vec![ParamValue::Str("predicted (eq. 1)".into()), ParamValue::Float(p.total)],
-                vec![ParamValue::Str("simulated".into()), ParamValue::Float(s.total_s)],
-            ],
-        )?]);
-        let inv_rows = (0..out.lookup.servers.len())
-            .map(|i| {
-                let srv = &out.lookup.servers[i];
-                let total = out.predictions[i].map_or(f64::NAN, |q| q.total);
+    fn run(&self, spec: &RunSpec) -> Result<RunOutput, RunError> {
+        (|| -> Result<RunOutput, String> {
+            let (platform, sc) = alt_prepare(&ParamReader::new(spec))?;
+            let out = run_scenario(&platform, &sc)?;
+            let p = &out.prediction;
+            let s = &out.simulated;
+            let server = &out.lookup.servers[p.server];
+            let mut metrics = BTreeMap::new();
+            let mut put = |k: &str, v: f64| {
+                metrics.insert(k.to_string(), v);
+            };
+            put("predicted_s", p.total);
+            put("predicted_comm_s", p.communication);
+            put("predicted_comp_s", p.computation);
+            put("simulated_s", s.total_s);
+            put("simulated_comm_s", s.request_s + s.reply_s);
+            put("simulated_comp_s", s.compute_s);
+            put("error_pct", 100.0 * (s.total_s - p.total) / p.total);
+            put("server_index", p.server as f64);
+            put("t_s_s", server.t_s);
+            put("t_w_s", server.t_w);
+            put("speedup", server.speedup);
+            put("t_op_server_s", out.t_op_client / server.speedup);
+            put("applications", s.applications as f64);
+            let mut tables = BTreeMap::new();
+            tables.extend([declared_table(
+                ALT_TABLES,
+                "times",
                 vec![
-                    ParamValue::Str(srv.name.clone()),
-                    ParamValue::Float(srv.t_s),
-                    ParamValue::Float(srv.t_w),
-                    ParamValue::Float(srv.speedup),
-                    int(srv.processors),
-                    ParamValue::Float(total),
-                    ParamValue::Bool(i == p.server),
-                ]
+                    vec![ParamValue::Str("predicted (eq. 1)".into()), ParamValue::Float(p.total)],
+                    vec![ParamValue::Str("simulated".into()), ParamValue::Float(s.total_s)],
+                ],
+            )?]);
+            let inv_rows = (0..out.lookup.servers.len())
+                .map(|i| {
+                    let srv = &out.lookup.servers[i];
+                    let total = out.predictions[i].map_or(f64::NAN, |q| q.total);
+                    vec![
+                        ParamValue::Str(srv.name.clone()),
+                        ParamValue::Float(srv.t_s),
+                        ParamValue::Float(srv.t_w),
+                        ParamValue::Float(srv.speedup),
+                        int(srv.processors),
+                        ParamValue::Float(total),
+                        ParamValue::Bool(i == p.server),
+                    ]
+                })
+                .collect();
+            tables.extend([declared_table(ALT_TABLES, "servers", inv_rows)?]);
+            Ok(RunOutput {
+                metrics,
+                events: s.events,
+                tables,
+                // The skeleton simulations fail a run whose items did not all finish.
+                incomplete: None,
             })
-            .collect();
-        tables.extend([declared_table(ALT_TABLES, "servers", inv_rows)?]);
-        Ok(RunOutput {
-            metrics,
-            events: s.events,
-            tables,
-            // The skeleton simulations fail a run whose items did not all finish.
-            incomplete: None,
-        })
+        })()
+        .map_err(RunError::Other)
     }
 }
 
@@ -1688,7 +1738,7 @@ mod tests {
         let bad = |sched: &str, extra: &[(&str, ParamValue)]| {
             let mut p: Vec<(&str, ParamValue)> = base.to_vec();
             p.extend(extra.iter().cloned());
-            Amoget.validate(&spec(sched, &p)).unwrap_err()
+            Amoget.validate(&spec(sched, &p)).unwrap_err().to_string()
         };
         assert!(bad("fixed", &[]).contains("mapping"));
         assert!(bad("fixed", &[("mapping", s("[1, (1,2,3), 1]"))]).contains("3 stages"));
@@ -1743,7 +1793,7 @@ mod tests {
         let bad = |sched: &str, extra: &[(&str, ParamValue)]| {
             let mut p = base.clone();
             p.extend(extra.iter().cloned());
-            Amoget.validate(&spec(sched, &p)).unwrap_err()
+            Amoget.validate(&spec(sched, &p)).unwrap_err().to_string()
         };
         assert!(bad("amoget-adaptive", &[("remap_period_s", ParamValue::Int(25))]).contains("multiple"));
         assert!(bad("amoget-adaptive", &[("mode", s("model"))]).contains("realistic"));
@@ -1789,7 +1839,8 @@ mod tests {
         assert!((out.metrics["predicted_comp_s"] - 258.0 * 16000.0 / 40e6).abs() < 1e-12);
         let err = AltSkeletons
             .validate(&spec("fixed", &[("n", ParamValue::Int(8)), ("server", s("nowhere"))]))
-            .unwrap_err();
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("nowhere"), "{err}");
         assert!(AltSkeletons
             .validate(&spec("fixed", &[("n", ParamValue::Int(8)), ("server", s("h2"))]))

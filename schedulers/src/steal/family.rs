@@ -16,75 +16,89 @@
 //! `workload.program` stream where it is random (the raytracer's scene).
 
 use std::collections::BTreeMap;
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 use crate::steal::{self, programs, registry, MessageKind, StealConfig, StealRuntime};
 use sim_core::platform::HostId;
 use sim_core::{rng, Engine};
 
 use crate::family::{
-    check_routes, declared_table, parameter_names_from, scheduler_names, Family, Named, ParamReader, ParamValue,
-    RunOutput, RunSpec, TableInfo, UsedParams,
+    check_routes, declared_table, Family, Named, ParamReader, ParamValue, RunError, RunOutput, RunSpec, TableInfo,
+    UsedParams,
 };
+use crate::registry::{Param, PolicyInfo};
 
 /// The work-stealing family.
 pub struct StealFamily;
 
 /// The runtime's and the deployment's parameters (program and policy parameters come from
 /// their registries).
-const MODEL: &[Named] = &[
-    Named {
-        name: "program",
-        description: "queens, sumeuler, linsolv or raytracer (default raytracer)",
-    },
-    Named {
-        name: "sequential_s",
-        description: "sequential runtime of the program on one reference PE, s (default 1000)",
-    },
-    Named {
-        name: "reference_mhz",
-        description: "speed of the reference PE, MHz = Mflop/s (default 1395)",
-    },
-    Named {
-        name: "pes",
-        description: "PEs: the first N hosts of the platform (default all)",
-    },
-    Named {
-        name: "thread_limit",
-        description: "live threads per PE (GUM maxThreads 1024; the paper's thread limit: 1)",
-    },
-    Named {
-        name: "limit_counts_main",
-        description: "1: the main thread counts against PE 0's thread limit; 0: only spark threads, as GUM (default 0)",
-    },
-    Named {
-        name: "time_slice_ms",
-        description: "round-robin time slice, ms (GHC: 20)",
-    },
-    Named {
-        name: "hop_limit",
-        description: "forwards before a FISH goes home (GUM FISH_LIFE_EXPECTANCY: 10)",
-    },
-    Named {
-        name: "fish_delay_ms",
-        description: "wait after a FISH comes home, ms (GUM FISH_DELAY: 1)",
-    },
-    Named {
-        name: "message_flops",
-        description: "CPU work to handle one message, flops (default 1.4e5 = 0.1 ms at 1395 MHz)",
-    },
-    Named {
-        name: "header_bytes",
-        description: "bytes of every message besides its payload (default 64)",
-    },
-    Named {
-        name: "control_bytes",
-        description: "payload of FISH, FETCH, ACK and startup messages, bytes (default 32)",
-    },
-    Named {
-        name: "wan_latency_ms",
-        description: "latency of the platform's link named 'wan', ms (default: as in the platform)",
-    },
+const MODEL: &[Param] = &[
+    Param::described(
+        "program",
+        "queens, sumeuler, linsolv or raytracer (default raytracer)",
+        Param::NO_DEFAULT,
+    ),
+    Param::described(
+        "sequential_s",
+        "sequential runtime of the program on one reference PE, s (default 1000)",
+        Param::NO_DEFAULT,
+    ),
+    Param::described(
+        "reference_mhz",
+        "speed of the reference PE, MHz = Mflop/s (default 1395)",
+        Param::NO_DEFAULT,
+    ),
+    Param::described(
+        "pes",
+        "PEs: the first N hosts of the platform (default all)",
+        Param::NO_DEFAULT,
+    ),
+    Param::described(
+        "thread_limit",
+        "live threads per PE (GUM maxThreads 1024; the paper's thread limit: 1)",
+        Param::NO_DEFAULT,
+    ),
+    Param::described(
+        "limit_counts_main",
+        "1: the main thread counts against PE 0's thread limit; 0: only spark threads, as GUM (default 0)",
+        Param::NO_DEFAULT,
+    ),
+    Param::described(
+        "time_slice_ms",
+        "round-robin time slice, ms (GHC: 20)",
+        Param::NO_DEFAULT,
+    ),
+    Param::described(
+        "hop_limit",
+        "forwards before a FISH goes home (GUM FISH_LIFE_EXPECTANCY: 10)",
+        Param::NO_DEFAULT,
+    ),
+    Param::described(
+        "fish_delay_ms",
+        "wait after a FISH comes home, ms (GUM FISH_DELAY: 1)",
+        Param::NO_DEFAULT,
+    ),
+    Param::described(
+        "message_flops",
+        "CPU work to handle one message, flops (default 1.4e5 = 0.1 ms at 1395 MHz)",
+        Param::NO_DEFAULT,
+    ),
+    Param::described(
+        "header_bytes",
+        "bytes of every message besides its payload (default 64)",
+        Param::NO_DEFAULT,
+    ),
+    Param::described(
+        "control_bytes",
+        "payload of FISH, FETCH, ACK and startup messages, bytes (default 32)",
+        Param::NO_DEFAULT,
+    ),
+    Param::described(
+        "wan_latency_ms",
+        "latency of the platform's link named 'wan', ms (default: as in the platform)",
+        Param::NO_DEFAULT,
+    ),
 ];
 
 fn number(spec: &ParamReader, name: &str, default: f64, ok: impl Fn(f64) -> bool, range: &str) -> Result<f64, String> {
@@ -413,14 +427,16 @@ impl Family for StealFamily {
         "work stealing in a parallel functional runtime: GpH programs on GUM (Grid-GUM2 paper)"
     }
 
-    fn schedulers(&self) -> &'static [Named] {
-        static NAMES: OnceLock<Vec<Named>> = OnceLock::new();
-        scheduler_names(&NAMES, registry::infos())
+    fn schedulers(&self) -> &'static [PolicyInfo] {
+        registry::infos()
     }
 
-    fn parameters(&self) -> &'static [Named] {
-        static NAMES: OnceLock<Vec<Named>> = OnceLock::new();
-        parameter_names_from(&NAMES, MODEL, &[programs::PROGRAMS, registry::infos()])
+    fn parameters(&self) -> &'static [Param] {
+        MODEL
+    }
+
+    fn other_entries(&self) -> &'static [PolicyInfo] {
+        programs::PROGRAMS
     }
 
     fn metrics(&self) -> &'static [Named] {
@@ -431,114 +447,120 @@ impl Family for StealFamily {
         TABLES
     }
 
-    fn validate(&self, spec: &RunSpec) -> Result<UsedParams, String> {
-        let reader = ParamReader::new(spec);
-        let prepared = prepare(&reader)?;
-        // Program parameters are checked by building the program: generators bound their
-        // size and time, so this is cheap.
-        let mut stream = rng::stream(spec.seed, "workload.program");
-        programs::build(
-            &prepared.program,
-            &prepared.program_params,
-            prepared.total_flops,
-            &mut stream,
-        )?;
-        Ok(reader.used())
+    fn validate(&self, spec: &RunSpec) -> Result<UsedParams, RunError> {
+        (|| -> Result<UsedParams, String> {
+            let reader = ParamReader::new(spec);
+            let prepared = prepare(&reader)?;
+            // Program parameters are checked by building the program: generators bound their
+            // size and time, so this is cheap.
+            let mut stream = rng::stream(spec.seed, "workload.program");
+            programs::build(
+                &prepared.program,
+                &prepared.program_params,
+                prepared.total_flops,
+                &mut stream,
+            )?;
+            Ok(reader.used())
+        })()
+        .map_err(RunError::Other)
     }
 
-    fn run(&self, spec: &RunSpec) -> Result<RunOutput, String> {
-        let p = prepare(&ParamReader::new(spec))?;
-        let mut stream = rng::stream(spec.seed, "workload.program");
-        let program = programs::build(&p.program, &p.program_params, p.total_flops, &mut stream)?;
-        let sparks = program.sparks();
-        let policies = registry::build(&spec.scheduler, &p.policy_params, p.hosts.len())?;
-        let engine = Engine::new(Arc::clone(&p.platform)).map_err(|e| e.to_string())?;
-        let runtime = StealRuntime::new(
-            &engine,
-            program,
-            p.config.clone(),
-            &p.hosts,
-            p.clusters.clone(),
-            policies,
-            spec.seed,
-        )?;
-        let (outcome, stats) = steal::run(engine, runtime)?;
-        let runtime_s = outcome.runtime_s;
-        let n = outcome.pes.len() as f64;
-        let sum = |f: &dyn Fn(&steal::PeStats) -> f64| outcome.pes.iter().map(f).sum::<f64>();
-        let mut metrics = BTreeMap::new();
-        let mut put = |k: &str, v: f64| {
-            metrics.insert(k.to_string(), v);
-        };
-        put("runtime_s", runtime_s);
-        put("sequential_s", p.total_flops / (p.platform.host(p.hosts[0]).speed));
-        put("sparks", sparks as f64);
-        put("busy_fraction", sum(&|s| s.busy_s) / (n * runtime_s));
-        put("blocked_fraction", sum(&|s| s.blocked_s) / (n * runtime_s));
-        put("idle_fraction", sum(&|s| s.idle_s) / (n * runtime_s));
-        put("threads", sum(&|s| s.threads as f64));
-        put("sparks_subsumed", sum(&|s| s.sparks_subsumed as f64));
-        put("sparks_exported", sum(&|s| s.sparks_exported as f64));
-        put("fishes_sent", sum(&|s| s.fishes_sent as f64));
-        put("fishes_failed", sum(&|s| s.fishes_failed as f64));
-        for kind in MessageKind::ALL {
-            put(
-                &format!("messages_{}", kind.name()),
-                outcome.messages[kind as usize] as f64,
-            );
-        }
-        put("message_mb", outcome.message_bytes / 1e6);
-        let mut tables = BTreeMap::new();
-        let wants = |t: &str| spec.tables.iter().any(|x| x == t);
-        if wants("pes") {
-            let rows = outcome
-                .pes
-                .iter()
-                .enumerate()
-                .map(|(i, s)| {
-                    let host = p.platform.host(p.hosts[i]);
-                    vec![
-                        ParamValue::Int(i as i64),
-                        ParamValue::Str(host.name.clone()),
-                        ParamValue::Str(p.cluster_names[p.clusters[i]].clone()),
-                        ParamValue::Float(host.speed / 1e6),
-                        ParamValue::Float(s.busy_s),
-                        ParamValue::Float(s.blocked_s),
-                        ParamValue::Float(s.idle_s),
-                        ParamValue::Int(s.threads as i64),
-                        ParamValue::Int(s.sparks_created as i64),
-                        ParamValue::Int(s.sparks_subsumed as i64),
-                        ParamValue::Int(s.sparks_exported as i64),
-                        ParamValue::Int(s.sparks_received as i64),
-                        ParamValue::Int(s.fishes_sent as i64),
-                        ParamValue::Int(s.fishes_failed as i64),
-                        ParamValue::Float(s.work_flops / 1e9),
-                    ]
-                })
-                .collect();
-            tables.extend([declared_table(TABLES, "pes", rows)?]);
-        }
-        if wants("activity") {
-            let rows = outcome
-                .activity
-                .iter()
-                .map(|a| {
-                    vec![
-                        ParamValue::Int(a.pe as i64),
-                        ParamValue::Float(a.start),
-                        ParamValue::Float(a.end),
-                        ParamValue::Int(a.runnable as i64),
-                    ]
-                })
-                .collect();
-            tables.extend([declared_table(TABLES, "activity", rows)?]);
-        }
-        Ok(RunOutput {
-            metrics,
-            events: stats.events,
-            tables,
-            // `steal::run` fails a run whose main thread never finished.
-            incomplete: None,
-        })
+    fn run(&self, spec: &RunSpec) -> Result<RunOutput, RunError> {
+        (|| -> Result<RunOutput, String> {
+            let p = prepare(&ParamReader::new(spec))?;
+            let mut stream = rng::stream(spec.seed, "workload.program");
+            let program = programs::build(&p.program, &p.program_params, p.total_flops, &mut stream)?;
+            let sparks = program.sparks();
+            let policies = registry::build(&spec.scheduler, &p.policy_params, p.hosts.len())?;
+            let engine = Engine::new(Arc::clone(&p.platform)).map_err(|e| e.to_string())?;
+            let runtime = StealRuntime::new(
+                &engine,
+                program,
+                p.config.clone(),
+                &p.hosts,
+                p.clusters.clone(),
+                policies,
+                spec.seed,
+            )?;
+            let (outcome, stats) = steal::run(engine, runtime)?;
+            let runtime_s = outcome.runtime_s;
+            let n = outcome.pes.len() as f64;
+            let sum = |f: &dyn Fn(&steal::PeStats) -> f64| outcome.pes.iter().map(f).sum::<f64>();
+            let mut metrics = BTreeMap::new();
+            let mut put = |k: &str, v: f64| {
+                metrics.insert(k.to_string(), v);
+            };
+            put("runtime_s", runtime_s);
+            put("sequential_s", p.total_flops / (p.platform.host(p.hosts[0]).speed));
+            put("sparks", sparks as f64);
+            put("busy_fraction", sum(&|s| s.busy_s) / (n * runtime_s));
+            put("blocked_fraction", sum(&|s| s.blocked_s) / (n * runtime_s));
+            put("idle_fraction", sum(&|s| s.idle_s) / (n * runtime_s));
+            put("threads", sum(&|s| s.threads as f64));
+            put("sparks_subsumed", sum(&|s| s.sparks_subsumed as f64));
+            put("sparks_exported", sum(&|s| s.sparks_exported as f64));
+            put("fishes_sent", sum(&|s| s.fishes_sent as f64));
+            put("fishes_failed", sum(&|s| s.fishes_failed as f64));
+            for kind in MessageKind::ALL {
+                put(
+                    &format!("messages_{}", kind.name()),
+                    outcome.messages[kind as usize] as f64,
+                );
+            }
+            put("message_mb", outcome.message_bytes / 1e6);
+            let mut tables = BTreeMap::new();
+            let wants = |t: &str| spec.tables.iter().any(|x| x == t);
+            if wants("pes") {
+                let rows = outcome
+                    .pes
+                    .iter()
+                    .enumerate()
+                    .map(|(i, s)| {
+                        let host = p.platform.host(p.hosts[i]);
+                        vec![
+                            ParamValue::Int(i as i64),
+                            ParamValue::Str(host.name.clone()),
+                            ParamValue::Str(p.cluster_names[p.clusters[i]].clone()),
+                            ParamValue::Float(host.speed / 1e6),
+                            ParamValue::Float(s.busy_s),
+                            ParamValue::Float(s.blocked_s),
+                            ParamValue::Float(s.idle_s),
+                            ParamValue::Int(s.threads as i64),
+                            ParamValue::Int(s.sparks_created as i64),
+                            ParamValue::Int(s.sparks_subsumed as i64),
+                            ParamValue::Int(s.sparks_exported as i64),
+                            ParamValue::Int(s.sparks_received as i64),
+                            ParamValue::Int(s.fishes_sent as i64),
+                            ParamValue::Int(s.fishes_failed as i64),
+                            ParamValue::Float(s.work_flops / 1e9),
+                        ]
+                    })
+                    .collect();
+                tables.extend([declared_table(TABLES, "pes", rows)?]);
+            }
+            if wants("activity") {
+                let rows = outcome
+                    .activity
+                    .iter()
+                    .map(|a| {
+                        vec![
+                            ParamValue::Int(a.pe as i64),
+                            ParamValue::Float(a.start),
+                            ParamValue::Float(a.end),
+                            ParamValue::Int(a.runnable as i64),
+                        ]
+                    })
+                    .collect();
+                tables.extend([declared_table(TABLES, "activity", rows)?]);
+            }
+            Ok(RunOutput {
+                metrics,
+                events: stats.events,
+                tables,
+                // `steal::run` fails a run whose main thread never finished.
+                incomplete: None,
+            })
+        })()
+        .map_err(RunError::Other)
     }
 }

@@ -36,6 +36,7 @@ use std::collections::BTreeMap;
 use rand_chacha::ChaCha8Rng;
 
 use super::program::{Program, MAX_NODES};
+use crate::family::RunError;
 use crate::registry::Param;
 pub use crate::registry::PolicyInfo;
 use crate::registry::{lookup, value_or_default};
@@ -103,13 +104,13 @@ pub fn build(
     params: &BTreeMap<String, f64>,
     total_flops: f64,
     rng: &mut ChaCha8Rng,
-) -> Result<Program, String> {
+) -> Result<Program, RunError> {
     let entry = lookup(PROGRAMS, "program", name, params)?;
     let (lo, hi) = TOTAL_FLOPS_RANGE;
     if !(total_flops.is_finite() && (lo..=hi).contains(&total_flops)) {
-        return Err(format!(
+        return Err(RunError::Other(format!(
             "program '{name}': total_flops must be a finite number from {lo:e} to {hi:e}, got {total_flops}"
-        ));
+        )));
     }
     let p = Params {
         program: name,
@@ -121,7 +122,7 @@ pub fn build(
         "sumeuler" => sum_euler::generate(&p)?,
         "linsolv" => lin_solv::generate(&p, rng)?,
         "raytracer" => raytracer::generate(&p, rng)?,
-        _ => return Err(format!("program '{name}' is listed but has no generator")),
+        _ => return Err(format!("program '{name}' is listed but has no generator").into()),
     };
     scale_to(&mut program, total_flops)?;
     program.validate()?;
@@ -295,22 +296,30 @@ mod tests {
 
     #[test]
     fn unknown_names_and_parameters_are_refused_by_name() {
-        let err = build("quens", &BTreeMap::new(), 1.0, &mut rng(0)).unwrap_err();
+        let err = build("quens", &BTreeMap::new(), 1.0, &mut rng(0))
+            .unwrap_err()
+            .to_string();
         assert!(
             err.contains("quens") && err.contains("queens") && err.contains("raytracer"),
             "{err}"
         );
         // Another program's parameter is unknown to this one.
-        let err = build("queens", &with(&[("sumeuler_n", 100.0)]), 1.0, &mut rng(0)).unwrap_err();
+        let err = build("queens", &with(&[("sumeuler_n", 100.0)]), 1.0, &mut rng(0))
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("'sumeuler_n'") && err.contains("queens_board"), "{err}");
-        let err = build("raytracer", &with(&[("width", 100.0)]), 1.0, &mut rng(0)).unwrap_err();
+        let err = build("raytracer", &with(&[("width", 100.0)]), 1.0, &mut rng(0))
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("'width'"), "{err}");
     }
 
     #[test]
     fn total_flops_must_be_finite_and_positive() {
         for bad in [0.0, -1.0, f64::NAN, f64::INFINITY, f64::MIN_POSITIVE, 1e200] {
-            let err = build("sumeuler", &BTreeMap::new(), bad, &mut rng(0)).unwrap_err();
+            let err = build("sumeuler", &BTreeMap::new(), bad, &mut rng(0))
+                .unwrap_err()
+                .to_string();
             assert!(err.contains("total_flops"), "{err}");
         }
     }
@@ -344,7 +353,9 @@ mod tests {
         ];
         for &(program, key, value) in cases {
             for v in [value, f64::NAN, f64::INFINITY, f64::NEG_INFINITY] {
-                let err = build(program, &with(&[(key, v)]), 1.0, &mut rng(0)).unwrap_err();
+                let err = build(program, &with(&[(key, v)]), 1.0, &mut rng(0))
+                    .unwrap_err()
+                    .to_string();
                 assert!(err.contains(&format!("'{key}'")) && err.contains(" to "), "{err}");
             }
         }
@@ -367,7 +378,7 @@ mod tests {
             ("raytracer", &[("raytracer_objects", 1e4), ("raytracer_depth", 16.0)]),
         ];
         for &(program, pairs) in cases {
-            let err = build(program, &with(pairs), 1.0, &mut rng(0)).unwrap_err();
+            let err = build(program, &with(pairs), 1.0, &mut rng(0)).unwrap_err().to_string();
             assert!(!err.is_empty());
         }
         assert!(start.elapsed().as_secs_f64() < 1.0, "{:?}", start.elapsed());
