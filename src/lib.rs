@@ -10,6 +10,7 @@ pub mod fuzzing;
 pub mod memory;
 pub mod output;
 pub mod plot;
+pub mod reference;
 pub mod replay;
 pub mod runner;
 pub mod tracefile;

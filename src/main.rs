@@ -100,6 +100,10 @@ enum Command {
         /// The gridsim checkout to look in.
         #[arg(long, value_name = "DIR", default_value = ".")]
         root: PathBuf,
+        /// Print only the families' reference (schedulers, parameters, metrics, tables) as
+        /// Markdown, as `docs/parameters.md` holds it.
+        #[arg(long)]
+        markdown: bool,
     },
     /// Check an experiment file without running it: syntax, names, referenced files, and every
     /// run's parameters.
@@ -203,7 +207,11 @@ fn main() -> ExitCode {
             experiment,
             print,
         } => plot(&results, out, experiment, media(print)),
-        Command::List { root } => list(&root),
+        Command::List { root, markdown: false } => list(&root),
+        Command::List { markdown: true, .. } => {
+            print!("{}", gridsim::reference::families_markdown(&families::all()));
+            Ok(())
+        }
         Command::Validate { file } => validate(&file),
         Command::Merge { dirs, out, no_plots } => merge(&dirs, &out, !no_plots),
         Command::Bench { what } => bench::run(what),

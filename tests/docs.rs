@@ -179,3 +179,16 @@ fn the_readme_first_study_runs_as_written() {
     }
     assert!(dir.path().join("plots/my-study/makespan.png").exists());
 }
+
+#[test]
+fn the_parameter_reference_is_current() {
+    // docs/parameters.md is the families' declarations as `gridsim list --markdown` writes them.
+    let expected = gridsim::reference::families_markdown(&schedulers::families::all());
+    let path = root().join("docs/parameters.md");
+    let committed = std::fs::read_to_string(&path).unwrap_or_default();
+    assert!(
+        committed == expected,
+        "{} is out of date: regenerate it with `gridsim list --markdown > docs/parameters.md`",
+        path.display()
+    );
+}

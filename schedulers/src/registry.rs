@@ -154,6 +154,7 @@ impl Param {
             (Kind::Integer, true) => format!("an integer >= {}", self.min),
             (Kind::Integer, false) => format!("an integer from {} to {}", self.min, self.max),
             (Kind::Real, true) if self.min == f64::MIN => "a number".to_string(),
+            (Kind::Real, true) if self.min == f64::MIN_POSITIVE => "a number > 0".to_string(),
             (Kind::Real, true) => format!("a number >= {}", self.min),
             (Kind::Real, false) => format!("a number from {} to {}", self.min, self.max),
         }
