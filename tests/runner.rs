@@ -19,7 +19,7 @@ use gridsim::output::CsvTable;
 use gridsim::runner::{self, RunOptions, Shard};
 use rand::Rng;
 use sim_core::platform::HostId;
-use sim_core::{Application, Engine, Notification, Simulation};
+use sim_core::{Application, Engine, Notification, Simulation, Tag};
 
 mod support;
 use support::{gridsim, Gridsim, Outcome};
@@ -86,12 +86,16 @@ struct ToyApp {
     failure: Option<String>,
 }
 
+/// Kind codes of the toy's [`Tag`]s, whose index is the task's: its input's comm, its exec.
+const INPUT: u8 = 0;
+const EXEC: u8 = 1;
+
 impl Application for ToyApp {
     fn start(&mut self, engine: &mut Engine) {
         for (i, &(host, flops)) in self.plan.iter().enumerate() {
             if host == self.master {
-                engine.start_exec(host, flops, 2 * i as u64 + 1);
-            } else if let Err(e) = engine.start_comm(self.master, host, self.bytes, 2 * i as u64) {
+                engine.start_exec(host, flops, Tag::new(i, EXEC).into());
+            } else if let Err(e) = engine.start_comm(self.master, host, self.bytes, Tag::new(i, INPUT).into()) {
                 self.failure = Some(e.to_string());
             }
         }
@@ -99,11 +103,12 @@ impl Application for ToyApp {
 
     fn on_notification(&mut self, engine: &mut Engine, note: Notification) {
         match note {
-            Notification::Completed { tag, .. } if tag % 2 == 0 => {
-                let (host, flops) = self.plan[(tag / 2) as usize];
-                engine.start_exec(host, flops, tag + 1);
+            Notification::Completed { tag, .. } if Tag::from(tag).kind() == INPUT => {
+                let i = Tag::from(tag).index();
+                let (host, flops) = self.plan[i];
+                engine.start_exec(host, flops, Tag::new(i, EXEC).into());
             }
-            Notification::Completed { tag, .. } => self.ends[(tag / 2) as usize] = engine.now().secs(),
+            Notification::Completed { tag, .. } => self.ends[Tag::from(tag).index()] = engine.now().secs(),
             Notification::Failed { cause, .. } => self.failure = Some(format!("{cause:?}")),
         }
     }

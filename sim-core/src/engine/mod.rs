@@ -30,6 +30,9 @@
 //! a due clock completes, rescheduling) and `route_cache.rs` (resolving a route once, its
 //! figures, its variable uses, giving back implied links), which keeps its routes through
 //! `route_index.rs` and `route_lists.rs`.
+//!
+//! Applications label each activity with a `u64` tag that the engine hands back in its
+//! notification and never reads; [`Tag`] (`tag.rs`) packs an index and a kind code into one.
 
 mod activity;
 mod clock;
@@ -40,6 +43,7 @@ mod route_cache;
 mod route_index;
 mod route_lists;
 mod stats;
+mod tag;
 
 use std::collections::VecDeque;
 use std::sync::Arc;
@@ -47,6 +51,7 @@ use std::sync::Arc;
 pub use activity::{ActivityId, ActivityKind, FailureCause, IoOp, Notification};
 pub use event::{Event, ProfileTarget};
 pub use stats::EngineStats;
+pub use tag::Tag;
 
 use activity::{Activity, Phase, NO_VARIABLE, RELEASED};
 use clock::{Clock, Member, NO_CLOCK};
@@ -356,6 +361,9 @@ impl Engine {
     }
 
     // ----- starting activities -------------------------------------------------------------
+    //
+    // Each takes the application's `tag`, handed back in the activity's notification and never
+    // read by the engine: a bare index, or an index and a kind packed by [`Tag`].
 
     /// Computes `flops` on one core of `host`. Fails at once (a notification) if the host is off.
     pub fn start_exec(&mut self, host: HostId, flops: f64, tag: u64) -> ActivityId {
