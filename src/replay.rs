@@ -27,7 +27,7 @@ use anyhow::{anyhow, Result};
 use serde::{Deserialize, Serialize};
 use sim_core::budget::{self, Stopped};
 use sim_core::platform::{HostId, Platform};
-use sim_core::{Application, Engine, Notification, SimTime, Simulation};
+use sim_core::{Application, Engine, Notification, SimTime, Simulation, Tag};
 
 use crate::experiment::limits::RunLimits;
 use crate::runner::watchdog::Watchdog;
@@ -133,26 +133,30 @@ struct Replay<'a> {
     started: &'a mut [bool],
 }
 
-/// Tags: `2i` is activity i's start timer, `2i + 1` the activity itself.
+/// Kind codes of the replay's [`Tag`]s, whose index is the activity's: its start timer, and the
+/// activity itself.
+const START: u8 = 0;
+const ACTIVITY: u8 = 1;
+
 impl Application for Replay<'_> {
     fn start(&mut self, engine: &mut Engine) {
         for (i, (start, _)) in self.plan.iter().enumerate() {
-            engine.sleep(*start, 2 * i as u64);
+            engine.sleep(*start, Tag::new(i, START).into());
         }
     }
 
     fn on_notification(&mut self, engine: &mut Engine, note: Notification) {
         let now = engine.now().secs();
         match note {
-            Notification::Completed { tag, .. } if tag % 2 == 0 => {
-                let i = (tag / 2) as usize;
+            Notification::Completed { tag, .. } if Tag::from(tag).kind() == START => {
+                let i = Tag::from(tag).index();
                 self.started[i] = true;
                 match self.plan[i].1 {
                     Planned::Exec(host, flops) => {
-                        engine.start_exec(host, flops, tag + 1);
+                        engine.start_exec(host, flops, Tag::new(i, ACTIVITY).into());
                     }
                     Planned::Comm(src, dst, bytes) => {
-                        if let Err(err) = engine.start_comm(src, dst, bytes, tag + 1) {
+                        if let Err(err) = engine.start_comm(src, dst, bytes, Tag::new(i, ACTIVITY).into()) {
                             self.results[i].finish = Some(now);
                             self.results[i].failed = true;
                             self.results[i].error = Some(err.to_string());
@@ -160,9 +164,9 @@ impl Application for Replay<'_> {
                     }
                 }
             }
-            Notification::Completed { tag, .. } => self.results[(tag / 2) as usize].finish = Some(now),
+            Notification::Completed { tag, .. } => self.results[Tag::from(tag).index()].finish = Some(now),
             Notification::Failed { tag, cause, .. } => {
-                let result = &mut self.results[(tag / 2) as usize];
+                let result = &mut self.results[Tag::from(tag).index()];
                 result.finish = Some(now);
                 result.failed = true;
                 result.error = Some(format!("{cause:?}"));

@@ -31,12 +31,13 @@
 
 use std::collections::BTreeMap;
 use std::fs;
-use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde::Deserialize;
+
+mod support;
+use support::{Gridsim, Outcome};
 
 /// How long one case may run before it counts as a hang.
 const TIMEOUT: Duration = Duration::from_secs(60);
@@ -66,14 +67,6 @@ struct Case {
 
 fn yes() -> bool {
     true
-}
-
-/// What one run of gridsim did.
-struct Outcome {
-    /// The exit code; `None` when killed (hang) or ended by a signal.
-    code: Option<i32>,
-    stderr: String,
-    hung: bool,
 }
 
 fn catalogue() -> PathBuf {
@@ -173,58 +166,6 @@ fn allowed(globs: &[String], path: &str, is_dir: bool) -> bool {
     })
 }
 
-/// Runs gridsim in `dir`; kills it after [`TIMEOUT`].
-fn run_gridsim(dir: &Path, args: &[String], stdin: Option<&str>) -> Outcome {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_gridsim"))
-        .args(args)
-        .current_dir(dir)
-        .env_remove("RUST_BACKTRACE")
-        .env_remove("RUST_LIB_BACKTRACE")
-        .stdin(if stdin.is_some() { Stdio::piped() } else { Stdio::null() })
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("gridsim starts");
-    if let (Some(text), Some(mut input)) = (stdin, child.stdin.take()) {
-        let text = text.to_string();
-        // A writer thread, so that a child that never reads cannot block the test.
-        std::thread::spawn(move || {
-            let _ = input.write_all(text.as_bytes());
-        });
-    }
-    let mut out = child.stdout.take().expect("piped stdout");
-    let mut err = child.stderr.take().expect("piped stderr");
-    let stdout_reader = std::thread::spawn(move || {
-        let mut sink = Vec::new();
-        let _ = out.read_to_end(&mut sink);
-    });
-    let stderr_reader = std::thread::spawn(move || {
-        let mut text = Vec::new();
-        let _ = err.read_to_end(&mut text);
-        text
-    });
-    let started = Instant::now();
-    let mut hung = false;
-    let status = loop {
-        if let Some(status) = child.try_wait().expect("waiting for gridsim") {
-            break status;
-        }
-        if started.elapsed() > TIMEOUT {
-            hung = true;
-            let _ = child.kill();
-            break child.wait().expect("waiting for gridsim");
-        }
-        std::thread::sleep(Duration::from_millis(5));
-    };
-    let _ = stdout_reader.join();
-    let stderr = String::from_utf8_lossy(&stderr_reader.join().unwrap_or_default()).into_owned();
-    Outcome {
-        code: if hung { None } else { status.code() },
-        stderr,
-        hung,
-    }
-}
-
 /// Problems with the case file itself (beyond its TOML schema).
 fn check_case_file(name: &str, text: &str, case: &Case) -> Vec<String> {
     let mut problems = Vec::new();
@@ -279,7 +220,14 @@ fn check(dir: &Path, name: &str) -> (Vec<String>, Option<Outcome>) {
     if before.is_empty() && case.names_file {
         problems.push("the case has no input file".into());
     }
-    let outcome = run_gridsim(work.path(), &case.args, case.stdin.as_deref());
+    let mut gridsim = Gridsim::new()
+        .args(&case.args)
+        .current_dir(work.path())
+        .timeout(TIMEOUT);
+    if let Some(text) = &case.stdin {
+        gridsim = gridsim.stdin(text);
+    }
+    let outcome = gridsim.run();
 
     // No panic.
     if outcome.hung {

@@ -2,7 +2,9 @@
 //! of them rots. The quick subsets are declared in each file's `[quick]` section.
 
 use std::path::Path;
-use std::process::Command;
+
+mod support;
+use support::Gridsim;
 
 #[test]
 fn every_bundled_experiment_runs_quick() {
@@ -19,31 +21,16 @@ fn every_bundled_experiment_runs_quick() {
     );
     let out = tempfile::tempdir().unwrap();
     for file in files {
-        let validate = Command::new(env!("CARGO_BIN_EXE_gridsim"))
-            .arg("validate")
-            .arg(&file)
-            .output()
-            .unwrap();
-        assert!(
-            validate.status.success(),
-            "validate {}: {}",
-            file.display(),
-            String::from_utf8_lossy(&validate.stderr)
-        );
-        let run = Command::new(env!("CARGO_BIN_EXE_gridsim"))
+        let validate = Gridsim::new().arg("validate").arg(&file).run();
+        assert!(validate.ok, "validate {}: {}", file.display(), validate.stderr);
+        let run = Gridsim::new()
             .args(["run", "--quick", "--jobs", "2", "--out"])
             .arg(out.path())
             .arg(&file)
-            .output()
-            .unwrap();
-        assert!(
-            run.status.success(),
-            "run --quick {}: {}",
-            file.display(),
-            String::from_utf8_lossy(&run.stderr)
-        );
+            .run();
+        assert!(run.ok, "run --quick {}: {}", file.display(), run.stderr);
         let name = file.file_stem().unwrap().to_string_lossy().to_string();
-        let text = String::from_utf8_lossy(&run.stdout);
+        let text = &run.stdout;
         assert!(text.contains("runs"), "{name}: {text}");
     }
     // Issue 18.16: the LDS experiment draws each worker's chunks over time from chunks.csv,

@@ -2,11 +2,9 @@
 //! README stays short, and its "Your first study" runs as written, giving the output it shows.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
+mod support;
+use support::{gridsim, root};
 
 /// Every Markdown file of the repository, outside build and result directories.
 fn markdown_files(dir: &Path, out: &mut Vec<PathBuf>) {
@@ -145,17 +143,9 @@ fn the_readme_first_study_runs_as_written() {
         }
     }
     for (args, shown) in &commands {
-        let out = Command::new(env!("CARGO_BIN_EXE_gridsim"))
-            .current_dir(dir.path())
-            .args(args)
-            .output()
-            .unwrap();
-        let stdout = String::from_utf8_lossy(&out.stdout);
-        assert!(
-            out.status.success(),
-            "gridsim {args:?}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        let out = gridsim(dir.path(), args);
+        let stdout = &out.stdout;
+        assert!(out.ok, "gridsim {args:?}: {}", out.stderr);
         for line in shown {
             // Wall-clock times differ from run to run.
             let stable = line.split(" in ").next().unwrap();

@@ -3,15 +3,9 @@
 //! the figures of the user's file, not of a stale copy.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
-fn gridsim(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_gridsim"))
-        .current_dir(dir)
-        .args(args)
-        .output()
-        .unwrap()
-}
+mod support;
+use support::gridsim;
 
 /// A two-run bag-of-tasks experiment on the bundled 6-node cluster with `outputs` and `figure`
 /// appended; its `[[figures]]` header is on line 13.
@@ -28,17 +22,13 @@ fn experiment(dir: &Path, outputs: &str, figure: &str) -> PathBuf {
     path
 }
 
-fn stderr(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
-}
-
 #[test]
 fn a_table_the_family_does_not_write_is_refused_by_validate() {
     let dir = tempfile::tempdir().unwrap();
     experiment(dir.path(), "\"chunkz\"", "x = \"tasks\"\ny = \"makespan_s\"\n");
-    let out = gridsim(dir.path(), &["validate", "e.toml"]);
-    let err = stderr(&out);
-    assert_eq!(out.status.code(), Some(1), "{err}");
+    let out = gridsim(dir.path(), ["validate", "e.toml"]);
+    let err = &out.stderr;
+    assert_eq!(out.code, Some(1), "{err}");
     assert!(
         err.contains(
             "e.toml:11:11: outputs.tables: family 'bot' has no table 'chunkz' (its tables: chunks, lost_chunks, downtime)"
@@ -51,9 +41,9 @@ fn a_table_the_family_does_not_write_is_refused_by_validate() {
 fn a_misspelt_x_column_is_named_as_such_and_not_blamed_on_the_column_it_meant() {
     let dir = tempfile::tempdir().unwrap();
     experiment(dir.path(), "", "x = \"taskz\"\ny = \"makespan_s\"\n");
-    let out = gridsim(dir.path(), &["validate", "e.toml"]);
-    let err = stderr(&out);
-    assert_eq!(out.status.code(), Some(1), "{err}");
+    let out = gridsim(dir.path(), ["validate", "e.toml"]);
+    let err = &out.stderr;
+    assert_eq!(out.code, Some(1), "{err}");
     assert!(
         err.contains("e.toml:15:5: figures[0].x: figure 'f': runs.csv has no column 'taskz'"),
         "{err}"
@@ -65,9 +55,9 @@ fn a_misspelt_x_column_is_named_as_such_and_not_blamed_on_the_column_it_meant() 
 fn a_metric_the_family_never_returns_fails_validate_not_the_end_of_the_sweep() {
     let dir = tempfile::tempdir().unwrap();
     experiment(dir.path(), "", "x = \"tasks\"\ny = \"makespan_q\"\n");
-    let out = gridsim(dir.path(), &["validate", "e.toml"]);
-    let err = stderr(&out);
-    assert_eq!(out.status.code(), Some(1), "{err}");
+    let out = gridsim(dir.path(), ["validate", "e.toml"]);
+    let err = &out.stderr;
+    assert_eq!(out.code, Some(1), "{err}");
     assert!(err.contains("e.toml:16:5: figures[0].y: figure 'f': runs.csv has no column 'makespan_q' (its columns: run, tasks, scheduler, replication, seed, makespan_s,"), "{err}");
     // A table's figure is checked against the table's declared columns.
     experiment(
@@ -75,7 +65,7 @@ fn a_metric_the_family_never_returns_fails_validate_not_the_end_of_the_sweep() {
         "\"chunks\"",
         "source = \"chunks\"\nkind = \"timeline\"\nx = \"start_s\"\nx_end = \"stop_s\"\ny = \"worker\"\npanels = \"tasks\"\n",
     );
-    let err = stderr(&gridsim(dir.path(), &["validate", "e.toml"]));
+    let err = gridsim(dir.path(), ["validate", "e.toml"]).stderr;
     assert!(
         err.contains("figures[0].x_end: figure 'f': chunks.csv has no column 'stop_s'"),
         "{err}"
@@ -90,21 +80,21 @@ fn plot_draws_the_figures_of_the_users_file_once_fixed() {
         "",
         "x = \"tasks\"\ny = \"makespan_s\"\ny_label = \"first label\"\n",
     );
-    let out = gridsim(dir.path(), &["run", "e.toml"]);
-    assert!(out.status.success(), "{}", stderr(&out));
+    let out = gridsim(dir.path(), ["run", "e.toml"]);
+    assert!(out.ok, "{}", out.stderr);
     let svg = dir.path().join("plots/early/f.svg");
     assert!(std::fs::read_to_string(&svg).unwrap().contains("first label"));
     let text = std::fs::read_to_string(&path).unwrap();
     std::fs::write(&path, text.replace("first label", "fixed label")).unwrap();
-    let out = gridsim(dir.path(), &["plot", "results/early"]);
-    assert!(out.status.success(), "{}", stderr(&out));
+    let out = gridsim(dir.path(), ["plot", "results/early"]);
+    assert!(out.ok, "{}", out.stderr);
     assert!(std::fs::read_to_string(&svg).unwrap().contains("fixed label"));
     // The results directory keeps the copy of what ran.
     let copy = std::fs::read_to_string(dir.path().join("results/early/experiment.toml")).unwrap();
     assert!(copy.contains("first label"));
     // Once the user's file is gone, the copy is drawn.
     std::fs::remove_file(&path).unwrap();
-    let out = gridsim(dir.path(), &["plot", "results/early"]);
-    assert!(out.status.success(), "{}", stderr(&out));
+    let out = gridsim(dir.path(), ["plot", "results/early"]);
+    assert!(out.ok, "{}", out.stderr);
     assert!(std::fs::read_to_string(&svg).unwrap().contains("first label"));
 }

@@ -5,14 +5,11 @@
 //! written here: a new policy is tested as soon as it is registered.
 
 use std::fs;
-use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use gridsim::output::CsvTable;
 
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
+mod support;
+use support::{gridsim, root};
 
 /// A small workload of each family: its platform and `[params]`, as TOML lines.
 fn workload(family: &str) -> String {
@@ -47,15 +44,6 @@ fn scheduler_params(family: &str, scheduler: &str) -> &'static str {
     }
 }
 
-fn run(dir: &Path, file: &str) -> (bool, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_gridsim"))
-        .current_dir(dir)
-        .args(["run", file, "--out", "o", "--no-plots", "--jobs", "2"])
-        .output()
-        .unwrap();
-    (out.status.success(), String::from_utf8_lossy(&out.stderr).into_owned())
-}
-
 #[test]
 fn every_registered_policy_runs_from_an_experiment_file() {
     let dir = tempfile::tempdir().unwrap();
@@ -80,8 +68,8 @@ fn every_registered_policy_runs_from_an_experiment_file() {
         );
         let file = format!("{name}.toml");
         fs::write(dir.path().join(&file), &text).unwrap();
-        let (ok, err) = run(dir.path(), &file);
-        assert!(ok, "family {}:\n{text}\n{err}", family.name());
+        let out = gridsim(dir.path(), ["run", &file, "--out", "o", "--no-plots", "--jobs", "2"]);
+        assert!(out.ok, "family {}:\n{text}\n{}", family.name(), out.stderr);
         let results = dir.path().join("o/results").join(&name);
         let runs = CsvTable::read(&results.join("runs.csv")).unwrap();
         let params = CsvTable::read(&results.join("params.csv")).unwrap();

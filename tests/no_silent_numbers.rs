@@ -2,26 +2,16 @@
 //! override is refused, and resuming a sweep under tighter `[limits]` gives what `--fresh` gives.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
 use gridsim::output::CsvTable;
 
-fn gridsim(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_gridsim"))
-        .current_dir(dir)
-        .args(args)
-        .output()
-        .unwrap()
-}
+mod support;
+use support::{finish, gridsim, Gridsim};
 
 fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
     let path = dir.join(name);
     std::fs::write(&path, text).unwrap();
     path
-}
-
-fn stderr(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
 /// Two workers whose FTA trace ends at 3000 s: node 1 is available from 0 to 3000 s, node 2
@@ -52,9 +42,9 @@ fn a_run_whose_workers_are_off_for_good_reports_no_makespan() {
     write(dir.path(), "trace.tab", TRACE_ENDING_AT_3000_S);
     // 100 tasks fit in the 4000 worker-seconds the trace offers; 10,000 do not.
     write(dir.path(), "e.toml", &bot_experiment("[100, 10000]"));
-    let out = gridsim(dir.path(), &["run", "e.toml", "--out", "o", "--jobs", "1"]);
-    let err = stderr(&out);
-    assert!(out.status.success(), "{err}");
+    let out = gridsim(dir.path(), ["run", "e.toml", "--out", "o", "--jobs", "1"]);
+    let err = &out.stderr;
+    assert!(out.ok, "{err}");
     assert!(
         err.contains("warning: 1 run(s) could not finish their work and have no result"),
         "{err}"
@@ -95,12 +85,12 @@ fn an_incomplete_run_is_reused_on_resume_and_its_record_kept() {
     let dir = tempfile::tempdir().unwrap();
     write(dir.path(), "trace.tab", TRACE_ENDING_AT_3000_S);
     write(dir.path(), "e.toml", &bot_experiment("[100, 10000]"));
-    let first = gridsim(dir.path(), &["run", "e.toml", "--out", "o", "--no-plots"]);
-    assert!(first.status.success(), "{}", stderr(&first));
-    let again = gridsim(dir.path(), &["run", "e.toml", "--out", "o", "--no-plots"]);
-    let out = String::from_utf8_lossy(&again.stdout);
+    let first = gridsim(dir.path(), ["run", "e.toml", "--out", "o", "--no-plots"]);
+    assert!(first.ok, "{}", first.stderr);
+    let again = gridsim(dir.path(), ["run", "e.toml", "--out", "o", "--no-plots"]);
+    let out = &again.stdout;
     assert!(out.contains("2 already done, 0 run now"), "{out}");
-    assert!(String::from_utf8_lossy(&first.stderr).contains("1 run(s) could not finish"));
+    assert!(first.stderr.contains("1 run(s) could not finish"));
 }
 
 #[test]
@@ -118,18 +108,18 @@ fn resuming_under_tighter_limits_gives_what_a_fresh_sweep_gives() {
     let runs_csv = |out: &str| std::fs::read_to_string(dir.path().join(out).join("results/lim/runs.csv")).unwrap();
     // Unbounded first: both runs complete.
     write(dir.path(), "e.toml", &experiment(""));
-    let out = gridsim(dir.path(), &["run", "e.toml", "--out", "o", "--no-plots"]);
-    assert!(out.status.success(), "{}", stderr(&out));
+    let out = gridsim(dir.path(), ["run", "e.toml", "--out", "o", "--no-plots"]);
+    assert!(out.ok, "{}", out.stderr);
     assert!(!runs_csv("o").contains("stopped"));
     // A budget the 20,000-task run exceeds (it takes more than 40,000 events) but the
     // 200-task one does not.
     write(dir.path(), "e.toml", &experiment("[limits]\nevents = 20000\n"));
-    let resumed = gridsim(dir.path(), &["run", "e.toml", "--out", "o", "--no-plots"]);
-    assert!(resumed.status.success(), "{}", stderr(&resumed));
-    let stdout = String::from_utf8_lossy(&resumed.stdout);
+    let resumed = gridsim(dir.path(), ["run", "e.toml", "--out", "o", "--no-plots"]);
+    assert!(resumed.ok, "{}", resumed.stderr);
+    let stdout = &resumed.stdout;
     assert!(stdout.contains("1 already done, 1 run now"), "{stdout}");
-    let fresh = gridsim(dir.path(), &["run", "e.toml", "--out", "f", "--no-plots"]);
-    assert!(fresh.status.success(), "{}", stderr(&fresh));
+    let fresh = gridsim(dir.path(), ["run", "e.toml", "--out", "f", "--no-plots"]);
+    assert!(fresh.ok, "{}", fresh.stderr);
     assert!(runs_csv("f").contains("[limits] events = 20000: stopped after"));
     assert_eq!(runs_csv("o"), runs_csv("f"));
 }
@@ -147,9 +137,9 @@ fn load_scale_is_refused_where_the_family_sets_the_load_itself() {
         Path::new(env!("CARGO_MANIFEST_DIR")).join("traces/data/KTH-SP2-1996-2.1-cln.swf.gz"),
     );
     write(dir.path(), "e.toml", &text);
-    let out = gridsim(dir.path(), &["validate", "e.toml"]);
-    let err = stderr(&out);
-    assert_eq!(out.status.code(), Some(1), "{err}");
+    let out = gridsim(dir.path(), ["validate", "e.toml"]);
+    let err = &out.stderr;
+    assert_eq!(out.code, Some(1), "{err}");
     assert!(err.contains("e.toml:9:"), "{err}");
     assert!(err.contains("workload.load_scale"), "{err}");
     assert!(err.contains("'cpu_load'"), "{err}");
@@ -166,13 +156,10 @@ fn ctrl_c_stores_finished_runs_says_so_and_leaves_no_temporary_file() {
         Path::new(env!("CARGO_MANIFEST_DIR")).join("platforms/data/grid90.xml")
     );
     write(dir.path(), "e.toml", &text);
-    let child = Command::new(env!("CARGO_BIN_EXE_gridsim"))
+    let child = Gridsim::new()
         .current_dir(dir.path())
         .args(["run", "e.toml", "--out", "o", "--no-plots", "--jobs", "1"])
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
+        .spawn();
     let records = dir.path().join("o/results/long/runs.d");
     let count = || std::fs::read_dir(&records).map_or(0, |d| d.filter(|e| e.is_ok()).count());
     let start = std::time::Instant::now();
@@ -182,9 +169,9 @@ fn ctrl_c_stores_finished_runs_says_so_and_leaves_no_temporary_file() {
     }
     // SAFETY: sends SIGINT to the child we spawned and still own.
     assert_eq!(unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) }, 0);
-    let out = child.wait_with_output().unwrap();
-    let err = stderr(&out);
-    assert_eq!(out.status.code(), Some(130), "{err}");
+    let out = finish(child);
+    let err = &out.stderr;
+    assert_eq!(out.code, Some(130), "{err}");
     assert!(err.contains("interrupted: "), "{err}");
     assert!(
         err.contains("Running the same command again resumes from there."),
@@ -220,12 +207,12 @@ fn plot_says_which_experiment_file_it_draws_from_when_the_source_is_gone() {
     let dir = tempfile::tempdir().unwrap();
     write(dir.path(), "trace.tab", TRACE_ENDING_AT_3000_S);
     write(dir.path(), "e.toml", &bot_experiment("[10, 20]"));
-    let out = gridsim(dir.path(), &["run", "e.toml", "--out", "o", "--no-plots"]);
-    assert!(out.status.success(), "{}", stderr(&out));
+    let out = gridsim(dir.path(), ["run", "e.toml", "--out", "o", "--no-plots"]);
+    assert!(out.ok, "{}", out.stderr);
     std::fs::remove_file(dir.path().join("e.toml")).unwrap();
-    let out = gridsim(dir.path(), &["plot", "o/results/ends"]);
-    let err = stderr(&out);
-    assert!(out.status.success(), "{err}");
+    let out = gridsim(dir.path(), ["plot", "o/results/ends"]);
+    let err = &out.stderr;
+    assert!(out.ok, "{err}");
     assert!(
         err.contains("figures as the results directory's copy o/results/ends/experiment.toml declares them"),
         "{err}"

@@ -4,23 +4,12 @@
 
 use std::collections::BTreeMap;
 use std::fs;
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::Path;
 
 use gridsim::output::CsvTable;
 
-fn gridsim(dir: &Path, args: &[&str]) -> (bool, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_gridsim"))
-        .current_dir(dir)
-        .args(args)
-        .output()
-        .unwrap();
-    (out.status.success(), String::from_utf8_lossy(&out.stderr).into_owned())
-}
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
+mod support;
+use support::{gridsim, root, Outcome};
 
 /// Row `i` of `table` as column → cell.
 fn row(table: &CsvTable, i: usize) -> BTreeMap<String, String> {
@@ -43,7 +32,7 @@ fn constant_parameters_and_defaults_are_columns() {
         platform.display()
     );
     fs::write(dir.path().join("e.toml"), text).unwrap();
-    let (ok, err) = gridsim(dir.path(), &["run", "e.toml", "--out", "o", "--no-plots"]);
+    let Outcome { ok, stderr: err, .. } = gridsim(dir.path(), ["run", "e.toml", "--out", "o", "--no-plots"]);
     assert!(ok, "{err}");
     let params = CsvTable::read(&dir.path().join("o/results/p/params.csv")).unwrap();
     let runs = CsvTable::read(&dir.path().join("o/results/p/runs.csv")).unwrap();
@@ -129,9 +118,9 @@ fn platform_table(experiment: &Path, cell: &str) -> toml::Table {
 fn rows_run_again(experiment: &str, picks: &[usize]) {
     let dir = tempfile::tempdir().unwrap();
     let file = root().join("experiments").join(experiment);
-    let (ok, err) = gridsim(
+    let Outcome { ok, stderr: err, .. } = gridsim(
         dir.path(),
-        &["run", file.to_str().unwrap(), "--quick", "--out", "o", "--no-plots"],
+        ["run", file.to_str().unwrap(), "--quick", "--out", "o", "--no-plots"],
     );
     assert!(ok, "{experiment}: {err}");
     let stem = experiment.trim_end_matches(".toml");
@@ -170,7 +159,7 @@ fn rows_run_again(experiment: &str, picks: &[usize]) {
         );
         let name = format!("again-{i}.toml");
         fs::write(dir.path().join(&name), toml::to_string(&table).unwrap()).unwrap();
-        let (ok, err) = gridsim(dir.path(), &["run", &name, "--out", "again", "--no-plots"]);
+        let Outcome { ok, stderr: err, .. } = gridsim(dir.path(), ["run", &name, "--out", "again", "--no-plots"]);
         assert!(ok, "{experiment} run {i}: {err}");
         let again = CsvTable::read(&dir.path().join(format!("again/results/again-{i}/runs.csv"))).unwrap();
         // Every metric and the event count, as text: the same simulation.
@@ -231,7 +220,7 @@ fn run_seed_is_checked() {
         ),
     ] {
         fs::write(dir.path().join("e.toml"), format!("{extra}{base}")).unwrap();
-        let (ok, err) = gridsim(dir.path(), &["validate", "e.toml"]);
+        let Outcome { ok, stderr: err, .. } = gridsim(dir.path(), ["validate", "e.toml"]);
         assert!(!ok, "{extra}");
         assert!(err.contains(message), "{extra}: {err}");
     }

@@ -5,24 +5,13 @@
 
 use std::fs;
 use std::path::Path;
-use std::process::Command;
 
 use gridsim::output::CsvTable;
 use gridsim::plot::Media;
 use gridsim::runner::store::{Manifest, ManifestRun, FORMAT};
 
-fn gridsim(args: &[&str], cwd: &Path) -> (bool, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_gridsim"))
-        .args(args)
-        .current_dir(cwd)
-        .output()
-        .unwrap();
-    (
-        out.status.success(),
-        String::from_utf8_lossy(&out.stdout).into(),
-        String::from_utf8_lossy(&out.stderr).into(),
-    )
-}
+mod support;
+use support::{gridsim, Outcome};
 
 /// The texts of an SVG with their vertical positions, in document order; with `right_aligned`,
 /// only those aligned on their right end (the names beside a vertical axis).
@@ -308,7 +297,7 @@ where = { tasks = 80, replication = 0 }
 fn a_bag_of_tasks_sweep_draws_bars_and_worker_timelines() {
     let dir = tempfile::tempdir().unwrap();
     fs::write(dir.path().join("bot.toml"), bot_experiment(BOT_FIGURES)).unwrap();
-    let (ok, _, err) = gridsim(&["run", "bot.toml", "--jobs", "2", "--out", "o"], dir.path());
+    let Outcome { ok, stderr: err, .. } = gridsim(dir.path(), ["run", "bot.toml", "--jobs", "2", "--out", "o"]);
     assert!(ok, "{err}");
     let plots = dir.path().join("o/plots/bot-kinds");
     for file in [
@@ -379,7 +368,7 @@ fn misplaced_or_missing_figure_fields_are_rejected() {
         .replace("baseline = \"wq\"", "baseline = \"fifo\"")
         .replace("x_end = \"end_s\"\n", "");
     fs::write(dir.path().join("bad.toml"), bot_experiment(&bad)).unwrap();
-    let (ok, _, err) = gridsim(&["validate", "bad.toml"], dir.path());
+    let Outcome { ok, stderr: err, .. } = gridsim(dir.path(), ["validate", "bad.toml"]);
     assert!(!ok);
     assert!(
         err.contains(
@@ -434,7 +423,7 @@ y = "makespan_s"
 x_log = true
 "#;
     fs::write(dir.path().join("other.toml"), bot_experiment(other)).unwrap();
-    let (ok, _, err) = gridsim(&["validate", "other.toml"], dir.path());
+    let Outcome { ok, stderr: err, .. } = gridsim(dir.path(), ["validate", "other.toml"]);
     assert!(!ok);
     for expected in [
         "figures[0].kind: figure 'a': unknown figure kind 'pie' (valid: lines, bars, timeline)",
@@ -471,9 +460,9 @@ fn a_swept_scheduler_parameter_shares_a_figure_with_other_schedulers() {
     );
     let dir = tempfile::tempdir().unwrap();
     fs::write(dir.path().join("swept.toml"), text).unwrap();
-    let (ok, _, err) = gridsim(&["validate", "swept.toml"], dir.path());
+    let Outcome { ok, stderr: err, .. } = gridsim(dir.path(), ["validate", "swept.toml"]);
     assert!(ok, "{err}");
-    let (ok, _, err) = gridsim(&["run", "swept.toml", "--out", "o"], dir.path());
+    let Outcome { ok, stderr: err, .. } = gridsim(dir.path(), ["run", "swept.toml", "--out", "o"]);
     assert!(ok, "{err}");
     let svg = fs::read_to_string(dir.path().join("o/plots/swept/m.svg")).unwrap();
     let texts: Vec<&str> = svg.lines().collect();
@@ -523,7 +512,7 @@ where = { tasks = 40 }
 "#;
     let dir = tempfile::tempdir().unwrap();
     fs::write(dir.path().join("sizes.toml"), text).unwrap();
-    let (ok, _, err) = gridsim(&["run", "sizes.toml", "--out", "o"], dir.path());
+    let Outcome { ok, stderr: err, .. } = gridsim(dir.path(), ["run", "sizes.toml", "--out", "o"]);
     assert!(ok, "{err}");
     // runs.csv keeps the platform's name (a key) and gives its host count right after it.
     let runs = CsvTable::read(&dir.path().join("o/results/sizes/runs.csv")).unwrap();
@@ -576,7 +565,7 @@ where = { tasks = 40 }
         )
         .replace("name = \"sizes\"", "name = \"files\"");
     fs::write(dir.path().join("files.toml"), files).unwrap();
-    let (ok, _, err) = gridsim(&["run", "files.toml", "--out", "o"], dir.path());
+    let Outcome { ok, stderr: err, .. } = gridsim(dir.path(), ["run", "files.toml", "--out", "o"]);
     assert!(ok, "{err}");
     let runs = CsvTable::read(&dir.path().join("o/results/files/runs.csv")).unwrap();
     let hosts: Vec<&str> = runs.rows.iter().map(|r| r[2].as_str()).collect();
@@ -627,7 +616,7 @@ down = "downtime"
     );
     let dir = tempfile::tempdir().unwrap();
     fs::write(dir.path().join("down.toml"), &text).unwrap();
-    let (ok, _, err) = gridsim(&["run", "down.toml", "--out", "o"], dir.path());
+    let Outcome { ok, stderr: err, .. } = gridsim(dir.path(), ["run", "down.toml", "--out", "o"]);
     assert!(ok, "{err}");
     // two-nodes.tab turns worker-1 off over [100, 150) and from 1000, worker-2 over [500, 600):
     // both runs end before 500 s, so each has worker-1's one period.
@@ -699,7 +688,7 @@ down = "downtime"
         format!("{bad}\n[[figures]]\nname = \"m\"\nx = \"scheduler\"\ny = \"makespan_s\"\ndown = \"downtime\"\n"),
     )
     .unwrap();
-    let (ok, _, err) = gridsim(&["validate", "bad.toml"], dir.path());
+    let Outcome { ok, stderr: err, .. } = gridsim(dir.path(), ["validate", "bad.toml"]);
     assert!(!ok);
     for expected in [
         "figures[0].down: figure 'workers': `down` table lost_chunks.csv has no column 'from_s', 'to_s'",
@@ -712,7 +701,7 @@ down = "downtime"
         text.replace("\"chunks\", \"downtime\"", "\"chunks\""),
     )
     .unwrap();
-    let (ok, _, err) = gridsim(&["validate", "unlisted.toml"], dir.path());
+    let Outcome { ok, stderr: err, .. } = gridsim(dir.path(), ["validate", "unlisted.toml"]);
     assert!(!ok);
     assert!(
         err.contains("figures[0].down: figure 'workers': `down` names 'downtime', which is not a table listed in [outputs] tables (chunks)"),

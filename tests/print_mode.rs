@@ -4,27 +4,9 @@
 
 use std::fs;
 use std::path::Path;
-use std::process::Command;
 
-/// Runs gridsim in `cwd` under `umask`; returns whether it succeeded and its stderr.
-fn gridsim_umask(args: &[&str], cwd: &Path, umask: u32) -> (bool, String) {
-    use std::os::unix::process::CommandExt;
-    let mut command = Command::new(env!("CARGO_BIN_EXE_gridsim"));
-    command.args(args).current_dir(cwd);
-    // SAFETY: `umask` is async-signal-safe and touches only the child's own state.
-    unsafe {
-        command.pre_exec(move || {
-            libc::umask(umask as libc::mode_t);
-            Ok(())
-        });
-    }
-    let out = command.output().unwrap();
-    (out.status.success(), String::from_utf8_lossy(&out.stderr).into())
-}
-
-fn gridsim(args: &[&str], cwd: &Path) -> (bool, String) {
-    gridsim_umask(args, cwd, 0o022)
-}
+mod support;
+use support::{gridsim, Gridsim, Outcome};
 
 fn mode(path: &Path) -> u32 {
     use std::os::unix::fs::PermissionsExt;
@@ -109,15 +91,15 @@ fn print_mode_writes_a_pdf_and_a_300_dpi_png_beside_the_same_svg() {
     let dir = tempfile::tempdir().unwrap();
     fs::write(dir.path().join("print.toml"), experiment()).unwrap();
     // Under a umask that a default of 0644 would not honour.
-    let (ok, err) = gridsim_umask(
-        &["run", "print.toml", "--jobs", "2", "--out", "o", "--print"],
-        dir.path(),
-        0o077,
-    );
-    assert!(ok, "{err}");
+    let out = Gridsim::new()
+        .args(["run", "print.toml", "--jobs", "2", "--out", "o", "--print"])
+        .current_dir(dir.path())
+        .umask(0o077)
+        .run();
+    assert!(out.ok, "{}", out.stderr);
     let print = dir.path().join("o/plots/print");
     // The same figures redrawn from the results without --print.
-    let (ok, err) = gridsim(&["plot", "o/results/print", "--out", "screen"], dir.path());
+    let Outcome { ok, stderr: err, .. } = gridsim(dir.path(), ["plot", "o/results/print", "--out", "screen"]);
     assert!(ok, "{err}");
     let screen = dir.path().join("screen");
 
@@ -163,7 +145,7 @@ fn print_mode_writes_a_pdf_and_a_300_dpi_png_beside_the_same_svg() {
 #[test]
 fn print_and_no_plots_are_refused_together() {
     let dir = tempfile::tempdir().unwrap();
-    let (ok, err) = gridsim(&["run", "x.toml", "--no-plots", "--print"], dir.path());
+    let Outcome { ok, stderr: err, .. } = gridsim(dir.path(), ["run", "x.toml", "--no-plots", "--print"]);
     assert!(!ok);
     assert!(
         err.contains("cannot be used with") && err.contains("'--print'") && err.contains("'--no-plots'"),

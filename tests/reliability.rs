@@ -9,30 +9,22 @@
 
 use std::io::Write;
 use std::path::PathBuf;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
+use std::time::Duration;
 
-fn gridsim() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_gridsim"));
-    c.current_dir(env!("CARGO_MANIFEST_DIR"));
-    c
-}
+mod support;
+use support::{Gridsim, Outcome};
 
 #[test]
 fn a_closed_pipe_ends_the_process_without_a_panic() {
     // The reader is gone before gridsim starts: every write meets a broken pipe. (Closing the
     // read end after spawning raced with a fast `list` that filled the pipe's buffer first.)
     let stdout = closed_pipe();
-    let child = gridsim()
-        .arg("list")
-        .stdout(stdout)
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    let out = Gridsim::new().arg("list").stdout(stdout).run();
+    let stderr = &out.stderr;
     assert!(!stderr.contains("panicked"), "{stderr}");
     // Ended by SIGPIPE as Unix tools are (shell status 141), never Rust's panic status 101.
-    assert_ne!(out.status.code(), Some(101), "{stderr}");
+    assert_ne!(out.code, Some(101), "{stderr}");
     #[cfg(unix)]
     {
         use std::os::unix::process::ExitStatusExt;
@@ -75,14 +67,13 @@ fn an_infinite_metric_fails_the_run_by_name() {
             platform.display().to_string()
         ),
     );
-    let out = gridsim()
+    let out = Gridsim::new()
         .args(["run", "--no-plots", "--out"])
         .arg(dir.path())
         .arg(&path)
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(1), "{stderr}");
+        .run();
+    let stderr = &out.stderr;
+    assert_eq!(out.code, Some(1), "{stderr}");
     assert!(
         stderr.contains("metric 'makespan_s' is inf, not a finite number"),
         "{stderr}"
@@ -93,18 +84,17 @@ fn an_infinite_metric_fails_the_run_by_name() {
 #[test]
 fn more_jobs_than_cores_is_warned_about() {
     let dir = tempfile::tempdir().unwrap();
-    let out = gridsim()
+    let out = Gridsim::new()
         .args(["run", "--quick", "--no-plots", "--jobs", "100000", "--out"])
         .arg(dir.path())
         .arg("experiments/wal-datasize.toml")
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{stderr}");
+        .run();
+    let stderr = &out.stderr;
+    assert!(out.ok, "{stderr}");
     assert!(stderr.contains("--jobs 100000 is more than the"), "{stderr}");
 }
 
-fn replay(dir: &std::path::Path, activities: &str) -> std::process::Output {
+fn replay(dir: &std::path::Path, activities: &str) -> Outcome {
     let platforms = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/platforms/cluster.xml");
     let path = dir.join("s.json");
     let text = format!(
@@ -112,7 +102,7 @@ fn replay(dir: &std::path::Path, activities: &str) -> std::process::Output {
         platforms.display().to_string()
     );
     std::fs::write(&path, text).unwrap();
-    gridsim().arg("replay").arg(&path).output().unwrap()
+    Gridsim::new().arg("replay").arg(&path).run()
 }
 
 #[test]
@@ -123,8 +113,8 @@ fn replay_refuses_negative_amounts_and_names_the_file_and_field() {
         dir.path(),
         r#"{"kind": "comm", "src": "node-1.acme", "dst": "node-0.acme", "bytes": -1e6, "start": 0.0}"#,
     );
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    let stderr = &out.stderr;
+    assert_eq!(out.code, Some(1), "{stderr}");
     assert!(
         stderr.contains("s.json:1: activity 0: field bytes: -1000000 is not a finite number >= 0"),
         "{stderr}"
@@ -133,7 +123,7 @@ fn replay_refuses_negative_amounts_and_names_the_file_and_field() {
         dir.path(),
         r#"{"kind": "exec", "host": "nobody", "flops": 1e9, "start": 0.0}"#,
     );
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    let stderr = &out.stderr;
     assert!(
         stderr.contains("s.json:1: activity 0: field host: unknown host 'nobody'"),
         "{stderr}"
@@ -160,9 +150,9 @@ fn type_errors_name_the_field_in_plain_words() {
                 "name = \"x\"\nfamily = \"bot\"\n{line}\n[platform]\nfile = \"a\"\n[[schedulers]]\nname = \"wq\"\n"
             ),
         );
-        let out = gridsim().arg("validate").arg(&path).output().unwrap();
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(1), "{stderr}");
+        let out = Gridsim::new().arg("validate").arg(&path).run();
+        let stderr = &out.stderr;
+        assert_eq!(out.code, Some(1), "{stderr}");
         assert!(stderr.contains(expected), "{stderr}");
         assert!(!stderr.contains("i64"), "{stderr}");
     }
@@ -171,8 +161,8 @@ fn type_errors_name_the_field_in_plain_words() {
         dir.path(),
         "name = \"x\"\nfamily = \"bot\"\n[platform]\nfile = \"a\"\n[[schedulers]]\nname = \"wq\"\n[workload]\ntrace = \"t\"\nwindow_s = \"a\"\n",
     );
-    let out = gridsim().arg("validate").arg(&path).output().unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    let out = Gridsim::new().arg("validate").arg(&path).run();
+    let stderr = &out.stderr;
     assert!(
         stderr.contains("e.toml:9:12: workload.window_s: invalid type: string \"a\", expected a list"),
         "{stderr}"
@@ -206,16 +196,16 @@ fn a_run_that_can_never_progress_ends_and_says_so() {
             {"kind": "exec", "host": "b", "flops": 1e9, "start": 0}]}"#,
     )
     .unwrap();
-    let out = gridsim().arg("replay").arg(&scenario).output().unwrap();
+    let out = Gridsim::new().arg("replay").arg(&scenario).run();
     // Issue 38: an activity that does not finish fails the command, naming the scenario.
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    let stderr = &out.stderr;
+    assert_eq!(out.code, Some(1), "{stderr}");
     assert!(
         stderr.contains("s.json: 1 of 2 activities did not finish")
             && stderr.contains("s.json:2: activity 0: never completes: its resources can no longer let it progress"),
         "{stderr}"
     );
-    let text = String::from_utf8_lossy(&out.stdout);
+    let text = &out.stdout;
     assert!(
         text.contains(r#""finish":null,"failed":true,"error":"never completes"#),
         "{text}"
@@ -253,26 +243,12 @@ fn replay_7e15_latency(profile: &str) -> (Option<i32>, String, String) {
         r#"{"platform": "p.xml", "activities": [{"kind": "comm", "src": "a", "dst": "b", "bytes": 1000, "start": 0}]}"#,
     )
     .unwrap();
-    let mut child = gridsim()
+    let out = Gridsim::new()
         .arg("replay")
         .arg(&scenario)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let started = std::time::Instant::now();
-    while child.try_wait().unwrap().is_none() {
-        if started.elapsed() > std::time::Duration::from_secs(60) {
-            child.kill().unwrap();
-        }
-        std::thread::sleep(std::time::Duration::from_millis(10));
-    }
-    let out = child.wait_with_output().unwrap();
-    (
-        out.status.code(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+        .timeout(Duration::from_secs(60))
+        .run();
+    (out.code, out.stdout, out.stderr)
 }
 
 #[test]
@@ -300,9 +276,9 @@ fn sizes_that_cannot_fit_are_refused_with_the_parameter_named() {
     let huge_n = skeletons.replace("n = [256, 512, 1024, 2048]", "n = 1000000000000");
     assert_ne!(huge_n, skeletons);
     let file = experiment(dir.path(), &huge_n);
-    let out = gridsim().arg("validate").arg(&file).output().unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(!out.status.success() && stderr.contains("parameter 'n'"), "{stderr}");
+    let out = Gridsim::new().arg("validate").arg(&file).run();
+    let stderr = &out.stderr;
+    assert!(!out.ok && stderr.contains("parameter 'n'"), "{stderr}");
     assert!(!stderr.contains("panicked"), "{stderr}");
 
     // A timeline window so small the table would need 10^11 rows: the run fails, named.
@@ -311,14 +287,13 @@ fn sizes_that_cannot_fit_are_refused_with_the_parameter_named() {
     assert_ne!(tiny, adaptive);
     let tiny = tiny.replace("../platforms/", &format!("{}/platforms/", root.display()));
     let file = experiment(dir.path(), &tiny);
-    let out = gridsim()
+    let out = Gridsim::new()
         .args(["run", "--quick", "--no-plots", "--out"])
         .arg(dir.path())
         .arg(&file)
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(!out.status.success(), "{stderr}");
+        .run();
+    let stderr = &out.stderr;
+    assert!(!out.ok, "{stderr}");
     assert!(stderr.contains("timeline_window_s"), "{stderr}");
     assert!(!stderr.contains("panicked"), "{stderr}");
 }
@@ -342,13 +317,12 @@ fn a_resumed_sweep_removes_the_temporaries_a_killed_one_left() {
     for orphan in &orphans {
         std::fs::write(orphan, vec![0u8; 1 << 20]).unwrap();
     }
-    let out = gridsim()
+    let out = Gridsim::new()
         .args(["run", "--out"])
         .arg(dir.path().join("o"))
         .arg(&file)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        .run();
+    assert!(out.ok, "{}", out.stderr);
     for orphan in &orphans {
         assert!(!orphan.exists(), "{} is still there", orphan.display());
     }
@@ -371,18 +345,13 @@ fn pathological_sweep(dir: &std::path::Path, limits: &str) -> PathBuf {
 }
 
 fn run_sweep(dir: &std::path::Path, file: &std::path::Path) -> (bool, String, String) {
-    let out = gridsim()
+    let out = Gridsim::new()
         .args(["run", "--no-plots", "--out"])
         .arg(dir)
         .arg(file)
-        .output()
-        .unwrap();
+        .run();
     let runs = std::fs::read_to_string(dir.join("results/lim/runs.csv")).unwrap_or_default();
-    (
-        out.status.success(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-        runs,
-    )
+    (out.ok, out.stderr, runs)
 }
 
 #[test]
@@ -440,9 +409,9 @@ fn limits_that_are_not_numbers_or_out_of_range_are_named() {
         ),
     ] {
         let file = pathological_sweep(dir.path(), limits);
-        let out = gridsim().arg("validate").arg(&file).output().unwrap();
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(1), "{stderr}");
+        let out = Gridsim::new().arg("validate").arg(&file).run();
+        let stderr = &out.stderr;
+        assert_eq!(out.code, Some(1), "{stderr}");
         assert!(stderr.contains(message), "{limits}: {stderr}");
     }
 }
@@ -451,12 +420,11 @@ fn limits_that_are_not_numbers_or_out_of_range_are_named() {
 fn what_cannot_fit_in_memory_is_refused_before_it_starts_with_the_amount() {
     // Two billion pending sleeps need far more memory than any machine has: refused up front,
     // before the queue starts to grow.
-    let out = gridsim()
+    let out = Gridsim::new()
         .args(["bench", "engine", "--pending", "2000000000", "--repeat", "1"])
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(1), "{stderr}");
+        .run();
+    let stderr = &out.stderr;
+    assert_eq!(out.code, Some(1), "{stderr}");
     assert!(
         stderr.contains("--pending 2000000000 would need about 260.0 GB of memory; this "),
         "{stderr}"
@@ -473,9 +441,9 @@ fn what_cannot_fit_in_memory_is_refused_before_it_starts_with_the_amount() {
             platform.display().to_string()
         ),
     );
-    let out = gridsim().arg("validate").arg(&file).output().unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    let out = Gridsim::new().arg("validate").arg(&file).run();
+    let stderr = &out.stderr;
+    assert_eq!(out.code, Some(1), "{stderr}");
     assert!(
         stderr.contains("e.toml:6:1: params.tasks: family 'bot' rejects run")
             && stderr.contains("the run's chunks table (parameter 'tasks' = 9223372036854775807) would need about"),
@@ -516,10 +484,9 @@ fn validate_warns_about_profiles_finer_than_the_engines_time_precision() {
                  [params]\ntasks = 10\ntask_flops = 1e9\n[[schedulers]]\nname = \"wq\"\n"
             ),
         );
-        let out = gridsim().arg("validate").arg(&file).output().unwrap();
-        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-        assert_eq!(out.status.code(), Some(0), "{stderr}");
-        stderr
+        let out = Gridsim::new().arg("validate").arg(&file).run();
+        assert_eq!(out.code, Some(0), "{}", out.stderr);
+        out.stderr
     };
     let stderr = validate("fast.xml", "");
     assert!(stderr.starts_with("gridsim: warning: "), "{stderr}");
@@ -549,7 +516,6 @@ fn a_sweep_beyond_the_address_space_limit_is_refused_before_it_is_expanded() {
     // Issue 38: under `ulimit -v`, validate of a 2.6-million-run sweep checked MemAvailable
     // only, went on, and aborted with "memory allocation of 9 bytes failed". Under a 1 GB
     // address-space limit it refuses at once, with the amount and the limit.
-    use std::os::unix::process::CommandExt;
     let dir = tempfile::tempdir().unwrap();
     let platform = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("platforms/data/walfc6.toml");
     let tasks: Vec<String> = (1..=1300).map(|t| t.to_string()).collect();
@@ -562,26 +528,14 @@ fn a_sweep_beyond_the_address_space_limit_is_refused_before_it_is_expanded() {
             tasks.join(", ")
         ),
     );
-    let mut command = gridsim();
-    command.arg("validate").arg(&file);
-    // SAFETY: between fork and exec only `setrlimit`, which is async-signal-safe, is called.
-    unsafe {
-        command.pre_exec(|| {
-            let limit = libc::rlimit {
-                rlim_cur: 1 << 30,
-                rlim_max: 1 << 30,
-            };
-            if libc::setrlimit(libc::RLIMIT_AS, &limit) == 0 {
-                Ok(())
-            } else {
-                Err(std::io::Error::last_os_error())
-            }
-        });
-    }
     let started = std::time::Instant::now();
-    let out = command.output().unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    let out = Gridsim::new()
+        .arg("validate")
+        .arg(&file)
+        .address_space_limit(1 << 30)
+        .run();
+    let stderr = &out.stderr;
+    assert_eq!(out.code, Some(1), "{stderr}");
     assert!(
         stderr.contains("expanding the sweep's 2600000 runs would need about 6.7 GB of memory; this process has")
             && stderr.contains("available under its address-space limit (RLIMIT_AS"),

@@ -9,7 +9,7 @@
 use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -22,7 +22,10 @@ use schedulers::family::{
 };
 use schedulers::registry::{Param, PolicyInfo};
 use sim_core::platform::HostId;
-use sim_core::{Application, Engine, Notification, Simulation};
+use sim_core::{Application, Engine, Notification, Simulation, Tag};
+
+mod support;
+use support::{gridsim, Gridsim, Outcome};
 
 // ---------------------------------------------------------------------------------------------
 // The toy family.
@@ -106,12 +109,16 @@ struct ToyApp {
     failure: Option<String>,
 }
 
+/// Kind codes of the toy's [`Tag`]s, whose index is the task's: its input's comm, its exec.
+const INPUT: u8 = 0;
+const EXEC: u8 = 1;
+
 impl Application for ToyApp {
     fn start(&mut self, engine: &mut Engine) {
         for (i, &(host, flops)) in self.plan.iter().enumerate() {
             if host == self.master {
-                engine.start_exec(host, flops, 2 * i as u64 + 1);
-            } else if let Err(e) = engine.start_comm(self.master, host, self.bytes, 2 * i as u64) {
+                engine.start_exec(host, flops, Tag::new(i, EXEC).into());
+            } else if let Err(e) = engine.start_comm(self.master, host, self.bytes, Tag::new(i, INPUT).into()) {
                 self.failure = Some(e.to_string());
             }
         }
@@ -119,11 +126,12 @@ impl Application for ToyApp {
 
     fn on_notification(&mut self, engine: &mut Engine, note: Notification) {
         match note {
-            Notification::Completed { tag, .. } if tag % 2 == 0 => {
-                let (host, flops) = self.plan[(tag / 2) as usize];
-                engine.start_exec(host, flops, tag + 1);
+            Notification::Completed { tag, .. } if Tag::from(tag).kind() == INPUT => {
+                let i = Tag::from(tag).index();
+                let (host, flops) = self.plan[i];
+                engine.start_exec(host, flops, Tag::new(i, EXEC).into());
             }
-            Notification::Completed { tag, .. } => self.ends[(tag / 2) as usize] = engine.now().secs(),
+            Notification::Completed { tag, .. } => self.ends[Tag::from(tag).index()] = engine.now().secs(),
             Notification::Failed { cause, .. } => self.failure = Some(format!("{cause:?}")),
         }
     }
@@ -609,13 +617,13 @@ fn interrupt_cli_run(out: &Path, signal: &str, k: usize) -> Option<usize> {
     } else {
         0
     };
-    let mut child = Command::new(env!("CARGO_BIN_EXE_gridsim"))
+    let mut child = Gridsim::new()
         .args(["run", "--jobs", "1", "--no-plots", "--out"])
         .arg(out)
         .arg(fixture("bot-kill.toml"))
-        .stdout(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
+        .stdout(Stdio::null())
+        .stderr(Stdio::inherit())
+        .spawn();
     let deadline = Instant::now() + Duration::from_secs(120);
     while (!results.join("runs.d").is_dir() || records(&results).len() < before + k) && Instant::now() < deadline {
         std::thread::sleep(Duration::from_millis(2));
@@ -667,8 +675,9 @@ fn resume_after_sigterm_and_sigkill_of_the_cli() {
         );
     }
 
-    let (ok, stdout, stderr) = gridsim(
-        &[
+    let Outcome { ok, stdout, stderr, .. } = gridsim(
+        out.path(),
+        [
             "run",
             "--jobs",
             "2",
@@ -677,7 +686,6 @@ fn resume_after_sigterm_and_sigkill_of_the_cli() {
             &out.path().display().to_string(),
             &fixture("bot-kill.toml").display().to_string(),
         ],
-        out.path(),
     );
     assert!(ok, "{stderr}");
     let expected = format!(
@@ -687,15 +695,15 @@ fn resume_after_sigterm_and_sigkill_of_the_cli() {
     assert!(stdout.contains(&expected), "{stdout}");
 
     let reference = tempfile::tempdir().unwrap();
-    let (ok, _, stderr) = gridsim(
-        &[
+    let Outcome { ok, stderr, .. } = gridsim(
+        reference.path(),
+        [
             "run",
             "--no-plots",
             "--out",
             &reference.path().display().to_string(),
             &fixture("bot-kill.toml").display().to_string(),
         ],
-        reference.path(),
     );
     assert!(ok, "{stderr}");
     let a = reproducible_files(&results);
@@ -1065,26 +1073,13 @@ fn generated_platforms_are_built_once_per_combination() {
 // ---------------------------------------------------------------------------------------------
 // The command line.
 
-fn gridsim(args: &[&str], cwd: &Path) -> (bool, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_gridsim"))
-        .args(args)
-        .current_dir(cwd)
-        .output()
-        .unwrap();
-    (
-        out.status.success(),
-        String::from_utf8_lossy(&out.stdout).into(),
-        String::from_utf8_lossy(&out.stderr).into(),
-    )
-}
-
 #[test]
 fn cli_help_gives_an_example_for_every_subcommand() {
     let cwd = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let (ok, top, _) = gridsim(&["--help"], cwd);
+    let Outcome { ok, stdout: top, .. } = gridsim(cwd, ["--help"]);
     assert!(ok && top.contains("Example: `gridsim run"), "{top}");
     for sub in ["run", "plot", "list", "validate", "merge", "bench", "replay"] {
-        let (ok, help, _) = gridsim(&[sub, "--help"], cwd);
+        let Outcome { ok, stdout: help, .. } = gridsim(cwd, [sub, "--help"]);
         assert!(ok && help.contains("Example: `gridsim"), "{sub} --help:\n{help}");
     }
 }
@@ -1105,7 +1100,12 @@ fn bench_engine_hold_only_prints_the_hold_model_and_nothing_else() {
         "--repeat",
         "1",
     ];
-    let (ok, out, err) = gridsim(&args, cwd);
+    let Outcome {
+        ok,
+        stdout: out,
+        stderr: err,
+        ..
+    } = gridsim(cwd, args);
     assert!(ok, "{err}");
     for start in ["hold model:", "bare queue hold:", "engine overhead:"] {
         assert!(
@@ -1134,7 +1134,12 @@ fn bench_grid_prints_one_line_per_size_from_its_own_process() {
         "--repeat",
         "1",
     ];
-    let (ok, out, err) = gridsim(&args, cwd);
+    let Outcome {
+        ok,
+        stdout: out,
+        stderr: err,
+        ..
+    } = gridsim(cwd, args);
     assert!(ok, "{err}");
     let lines: Vec<&str> = out.lines().collect();
     assert_eq!(lines.len(), 3, "{out}");
@@ -1155,7 +1160,7 @@ fn cli_rejects_bad_files_with_location_and_nonzero_exit() {
         "name = \"x\"\nfamily = \"bot\nplatform = 3\n",
     )
     .unwrap();
-    let (ok, _, err) = gridsim(&["validate", "syntax.toml"], dir.path());
+    let Outcome { ok, stderr: err, .. } = gridsim(dir.path(), ["validate", "syntax.toml"]);
     assert!(!ok);
     assert!(
         err.contains("gridsim: error: syntax.toml:2:14: invalid basic string"),
@@ -1167,15 +1172,15 @@ fn cli_rejects_bad_files_with_location_and_nonzero_exit() {
          [[schedulers]]\nname = \"gss\"\n",
     )
     .unwrap();
-    let (ok, _, err) = gridsim(&["run", "missing.toml"], dir.path());
+    let Outcome { ok, stderr: err, .. } = gridsim(dir.path(), ["run", "missing.toml"]);
     assert!(!ok);
     assert!(
         err.contains("missing.toml:4:8: platform.file: platform file 'gone.xml' not found"),
         "{err}"
     );
-    let (ok, _, err) = gridsim(&["run", "nothere.toml"], dir.path());
+    let Outcome { ok, stderr: err, .. } = gridsim(dir.path(), ["run", "nothere.toml"]);
     assert!(!ok && err.contains("nothere.toml: cannot read: "), "{err}");
-    let (ok, _, err) = gridsim(&["run", "missing.toml", "--shard", "4/3"], dir.path());
+    let Outcome { ok, stderr: err, .. } = gridsim(dir.path(), ["run", "missing.toml", "--shard", "4/3"]);
     assert!(!ok && err.contains("'4/3' is not a shard"), "{err}");
 }
 
@@ -1191,18 +1196,28 @@ fn cli_runs_validates_lists_and_plots_a_bot_experiment() {
         platform.display()
     );
     fs::write(dir.path().join("bot.toml"), text).unwrap();
-    let (ok, out, err) = gridsim(&["validate", "bot.toml"], dir.path());
+    let Outcome {
+        ok,
+        stdout: out,
+        stderr: err,
+        ..
+    } = gridsim(dir.path(), ["validate", "bot.toml"]);
     assert!(ok, "{err}");
     assert!(out.contains("bot.toml: ok, 4 runs"), "{out}");
-    let (ok, out, err) = gridsim(&["run", "bot.toml", "--jobs", "2", "--out", "o"], dir.path());
+    let Outcome {
+        ok,
+        stdout: out,
+        stderr: err,
+        ..
+    } = gridsim(dir.path(), ["run", "bot.toml", "--jobs", "2", "--out", "o"]);
     assert!(ok, "{err}");
     assert!(out.contains("bot-cli: 4 runs, 0 already done, 4 run now"), "{out}");
     assert!(dir.path().join("o/results/bot-cli/runs.csv").exists());
     fs::remove_dir_all(dir.path().join("o/plots")).unwrap();
-    let (ok, _, err) = gridsim(&["plot", "o/results/bot-cli"], dir.path());
+    let Outcome { ok, stderr: err, .. } = gridsim(dir.path(), ["plot", "o/results/bot-cli"]);
     assert!(ok, "{err}");
     assert!(dir.path().join("o/plots/bot-cli/m.png").exists());
-    let (ok, out, _) = gridsim(&["list", "--root", env!("CARGO_MANIFEST_DIR")], dir.path());
+    let Outcome { ok, stdout: out, .. } = gridsim(dir.path(), ["list", "--root", env!("CARGO_MANIFEST_DIR")]);
     assert!(ok);
     for text in ["Family bot:", "gss", "task_flops", "grid90.xml", "random_grid"] {
         assert!(out.contains(text), "list lacks '{text}':\n{out}");

@@ -2,28 +2,16 @@
 //! library. Expected values come from the bundled logs (read by hand, see
 //! `traces/tests/real_logs.rs`) and from hand-written traces in `tests/data/traces/`.
 
-use std::path::PathBuf;
-use std::process::Command;
-
 use gridsim::experiment;
 use schedulers::families;
 
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn gridsim(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_gridsim"))
-        .args(args)
-        .current_dir(root())
-        .output()
-        .unwrap()
-}
+mod support;
+use support::{gridsim, root};
 
 fn json_of(args: &[&str]) -> serde_json::Value {
-    let out = gridsim(args);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    serde_json::from_slice(&out.stdout).unwrap()
+    let out = gridsim(root(), args);
+    assert!(out.ok, "{}", out.stderr);
+    serde_json::from_str(&out.stdout).unwrap()
 }
 
 #[test]
@@ -53,9 +41,9 @@ fn info_counts_a_real_layout_fta_trace_as_awk_does() {
     //   awk 'NR>1{print $7}' ... | sort -n | head -1               -> 1067860800
     //   awk 'NR>1{print $8}' ... | sort -n | tail -1               -> 1125482580
     let file = "traces/data/lanl-fta-first-200.tab";
-    let out = gridsim(&["trace", "info", file]);
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = gridsim(root(), ["trace", "info", file]);
+    let text = &out.stdout;
+    assert!(out.ok, "{}", out.stderr);
     assert!(text.contains("  events               200\n"), "{text}");
     assert!(text.contains("  nodes                84\n"), "{text}");
     assert!(text.contains("1067860800 s to 1125482580 s (666.9 days)"), "{text}");
@@ -67,8 +55,8 @@ fn info_counts_a_real_layout_fta_trace_as_awk_does() {
     assert_eq!((json["events"].as_u64(), json["nodes"].as_u64()), (Some(200), Some(84)));
     // `trace plot` draws how many of its nodes are up over time.
     let dir = tempfile::tempdir().unwrap();
-    let result = gridsim(&["trace", "plot", file, "--out", dir.path().to_str().unwrap()]);
-    assert!(result.status.success(), "{}", String::from_utf8_lossy(&result.stderr));
+    let result = gridsim(root(), ["trace", "plot", file, "--out", dir.path().to_str().unwrap()]);
+    assert!(result.ok, "{}", result.stderr);
     let svg = std::fs::read_to_string(dir.path().join("nodes-up.svg")).unwrap();
     assert!(svg.contains("84 nodes"), "the figure's title names the node count");
 }
@@ -82,9 +70,9 @@ fn a_malformed_line_of_a_real_layout_fta_trace_names_file_line_and_field() {
     lines[40] = lines[40].replace("1105206720", "1105207501");
     let path = dir.path().join("lanl.tab");
     std::fs::write(&path, lines.join("\n")).unwrap();
-    let out = gridsim(&["trace", "info", path.to_str().unwrap()]);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    let out = gridsim(root(), ["trace", "info", path.to_str().unwrap()]);
+    let stderr = &out.stderr;
+    assert_eq!(out.code, Some(1), "{stderr}");
     assert!(
         stderr.contains("lanl.tab:41: field event_end_time: 1105207500 comes before the event's start 1105207501"),
         "{stderr}"
@@ -93,32 +81,38 @@ fn a_malformed_line_of_a_real_layout_fta_trace_names_file_line_and_field() {
 
 #[test]
 fn a_bad_trace_names_file_line_and_field_and_exits_non_zero() {
-    let out = gridsim(&["trace", "info", "tests/data/traces/bad-runtime.swf"]);
-    assert!(!out.status.success());
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    let out = gridsim(root(), ["trace", "info", "tests/data/traces/bad-runtime.swf"]);
+    assert!(!out.ok);
+    let stderr = &out.stderr;
     assert!(
         stderr.contains("tests/data/traces/bad-runtime.swf:3: field run_time: \"1O\" is not a number"),
         "{stderr}"
     );
-    let out = gridsim(&["trace", "info", "tests/data/traces/no-such-file.swf"]);
-    assert!(!out.status.success());
-    assert!(String::from_utf8_lossy(&out.stderr).contains("no-such-file.swf: cannot open trace"));
+    let out = gridsim(root(), ["trace", "info", "tests/data/traces/no-such-file.swf"]);
+    assert!(!out.ok);
+    assert!(out.stderr.contains("no-such-file.swf: cannot open trace"));
 }
 
 #[test]
 fn plot_writes_svg_and_png() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().to_str().unwrap();
-    let result = gridsim(&["trace", "plot", "traces/data/KTH-SP2-1996-2.1-cln.swf.gz", "--out", out]);
-    assert!(result.status.success(), "{}", String::from_utf8_lossy(&result.stderr));
+    let result = gridsim(
+        root(),
+        ["trace", "plot", "traces/data/KTH-SP2-1996-2.1-cln.swf.gz", "--out", out],
+    );
+    assert!(result.ok, "{}", result.stderr);
     for name in ["arrivals", "runtime-ccdf", "size-ccdf"] {
         for ext in ["svg", "png"] {
             let path = dir.path().join(format!("{name}.{ext}"));
             assert!(std::fs::metadata(&path).unwrap().len() > 1000, "{}", path.display());
         }
     }
-    let result = gridsim(&["trace", "plot", "tests/data/traces/two-nodes.tab", "--out", out]);
-    assert!(result.status.success(), "{}", String::from_utf8_lossy(&result.stderr));
+    let result = gridsim(
+        root(),
+        ["trace", "plot", "tests/data/traces/two-nodes.tab", "--out", out],
+    );
+    assert!(result.ok, "{}", result.stderr);
     assert!(dir.path().join("nodes-up.png").exists());
 }
 

@@ -4,7 +4,9 @@
 
 use std::fs;
 use std::path::Path;
-use std::process::Command;
+
+mod support;
+use support::{gridsim, Gridsim};
 
 fn experiment(dir: &Path) {
     let platform = Path::new(env!("CARGO_MANIFEST_DIR")).join("platforms/data/grid90.xml");
@@ -19,19 +21,13 @@ fn experiment(dir: &Path) {
 
 /// Runs `gridsim run e.toml --out o` in `dir` under `umask`; returns stdout.
 fn run(dir: &Path, umask: u32) -> String {
-    use std::os::unix::process::CommandExt;
-    let mut command = Command::new(env!("CARGO_BIN_EXE_gridsim"));
-    command.args(["run", "e.toml", "--out", "o"]).current_dir(dir);
-    // SAFETY: `umask` is async-signal-safe and touches only the child's own state.
-    unsafe {
-        command.pre_exec(move || {
-            libc::umask(umask as libc::mode_t);
-            Ok(())
-        });
-    }
-    let out = command.output().unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    String::from_utf8_lossy(&out.stdout).to_string()
+    let out = Gridsim::new()
+        .args(["run", "e.toml", "--out", "o"])
+        .current_dir(dir)
+        .umask(umask)
+        .run();
+    assert!(out.ok, "{}", out.stderr);
+    out.stdout
 }
 
 fn mode(path: &Path) -> u32 {
@@ -89,13 +85,9 @@ fn outside_a_terminal_a_sweep_prints_progress_lines() {
     // with the final count.
     let dir = tempfile::tempdir().unwrap();
     experiment(dir.path());
-    let out = Command::new(env!("CARGO_BIN_EXE_gridsim"))
-        .args(["run", "e.toml", "--out", "o", "--progress-every", "0.1"])
-        .current_dir(dir.path())
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{stderr}");
+    let out = gridsim(dir.path(), ["run", "e.toml", "--out", "o", "--progress-every", "0.1"]);
+    let stderr = &out.stderr;
+    assert!(out.ok, "{stderr}");
     let last = stderr
         .lines()
         .rev()
@@ -105,10 +97,6 @@ fn outside_a_terminal_a_sweep_prints_progress_lines() {
         last.starts_with("gridsim: 2/2 runs done (") && last.contains("runs/s), ETA"),
         "{stderr}"
     );
-    let bad = Command::new(env!("CARGO_BIN_EXE_gridsim"))
-        .args(["run", "e.toml", "--progress-every", "0"])
-        .current_dir(dir.path())
-        .output()
-        .unwrap();
-    assert!(String::from_utf8_lossy(&bad.stderr).contains("not a number of seconds"));
+    let bad = gridsim(dir.path(), ["run", "e.toml", "--progress-every", "0"]);
+    assert!(bad.stderr.contains("not a number of seconds"));
 }

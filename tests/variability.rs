@@ -9,6 +9,9 @@ use std::path::{Path, PathBuf};
 use gridsim::experiment;
 use schedulers::family::ParamValue;
 
+mod support;
+use support::gridsim;
+
 fn bot(params: &str, schedulers: &str, replications: u32) -> String {
     let platform = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("platforms/data/walfc6.toml");
     format!(
@@ -95,13 +98,9 @@ fn replications_of_runs_that_draw_nothing_are_warned_about() {
     // And from the command line.
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("var.toml"), &text).unwrap();
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_gridsim"))
-        .args(["validate", "var.toml"])
-        .current_dir(dir.path())
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{stderr}");
+    let out = gridsim(dir.path(), ["validate", "var.toml"]);
+    let stderr = &out.stderr;
+    assert!(out.ok, "{stderr}");
     assert!(
         stderr.contains("gridsim: warning: var.toml:3:16: replications: 5 replications"),
         "{stderr}"

@@ -25,7 +25,7 @@ use rand_distr::{Distribution, Exp, Gamma};
 use schedulers::cluster::load::{node_load, response_time};
 use schedulers::cluster::{registry, run, ClusterConfig, ClusterJob, ClusterOutcome, ClusterSetup, JobLoad};
 use sim_core::platform::{Disk, DiskId, DiskModel, Host, HostId, Link, Platform};
-use sim_core::{rng, Application, Engine, IoOp, Notification, Simulation};
+use sim_core::{rng, Application, Engine, IoOp, Notification, Simulation, Tag};
 
 /// Table 5.1: seek + rotation 8 ms.
 const SEEK_S: f64 = 8.0e-3;
@@ -245,7 +245,9 @@ fn m_m_1_round_robin_mean_response_is_mean_demand_over_one_minus_rho() {
 // ---------------------------------------------------------------------------------------------
 // 2. One FCFS disk: M/G/1 FCFS and Pollaczek–Khinchine.
 
-const ARRIVAL: u64 = u64::MAX;
+/// Kind codes of the probe's [`Tag`]s: the arrival timer, and a request (index: the request).
+const ARRIVAL: u8 = 0;
+const REQUEST: u8 = 1;
 
 /// Sends `n` Poisson (rate `rate`) requests of Gamma sizes to one disk and records each one's
 /// wait in queue, in arrival order.
@@ -279,7 +281,7 @@ impl DiskProbe {
 
     fn schedule(&mut self, engine: &mut Engine) {
         if self.issued.len() < self.n {
-            engine.sleep(self.gaps.sample(&mut self.arrivals_rng), ARRIVAL);
+            engine.sleep(self.gaps.sample(&mut self.arrivals_rng), Tag::new(0, ARRIVAL).into());
         }
     }
 }
@@ -294,15 +296,21 @@ impl Application for DiskProbe {
             panic!("nothing fails here: {note:?}");
         };
         let now = engine.now().secs();
-        if tag == ARRIVAL {
+        let tag = Tag::from(tag);
+        if tag.kind() == ARRIVAL {
             let bytes = self.sizes.sample(&mut self.sizes_rng);
-            engine.start_io(self.disk, bytes, IoOp::Read, self.issued.len() as u64);
+            engine.start_io(
+                self.disk,
+                bytes,
+                IoOp::Read,
+                Tag::new(self.issued.len(), REQUEST).into(),
+            );
             self.issued.push((now, bytes));
             self.schedule(engine);
         } else {
-            let (arrival, bytes) = self.issued[tag as usize];
+            let (arrival, bytes) = self.issued[tag.index()];
             let service = SEEK_S + bytes / DISK_RATE;
-            self.waits[tag as usize] = now - arrival - service;
+            self.waits[tag.index()] = now - arrival - service;
         }
     }
 }

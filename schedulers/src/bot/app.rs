@@ -5,7 +5,7 @@
 //! order), starts the reply transfer and forgets it (non-blocking send).
 
 use sim_core::platform::HostId;
-use sim_core::{ActivityKind, Application, Engine, EngineStats, FailureCause, Notification, Simulation};
+use sim_core::{ActivityKind, Application, Engine, EngineStats, FailureCause, Notification, Simulation, Tag};
 
 use super::{Assignment, ChunkPolicy, ChunkReport, MasterView, Request, WorkerHook};
 
@@ -119,28 +119,19 @@ pub struct LostChunk {
     pub lost: f64,
 }
 
+/// What an activity of a worker is for: the kind code of its [`Tag`], whose index is the worker.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
 enum Kind {
-    Request = 0,
-    Reply = 1,
-    Exec = 2,
+    Request,
+    Reply,
+    Exec,
     /// The wait for a lost worker's host to come back.
-    Restart = 3,
+    Restart,
 }
 
-fn tag(worker: usize, kind: Kind) -> u64 {
-    (worker as u64) * 4 + kind as u64
-}
-
-fn untag(tag: u64) -> (usize, Kind) {
-    let kind = match tag % 4 {
-        0 => Kind::Request,
-        1 => Kind::Reply,
-        2 => Kind::Exec,
-        _ => Kind::Restart,
-    };
-    ((tag / 4) as usize, kind)
-}
+/// Every kind, by code.
+const KINDS: [Kind; 4] = [Kind::Request, Kind::Reply, Kind::Exec, Kind::Restart];
 
 #[derive(Clone, Debug, Default)]
 struct WorkerState {
@@ -259,7 +250,7 @@ impl MasterWorker {
                 self.config.master,
                 host,
                 self.config.control_bytes,
-                tag(worker, Kind::Reply),
+                Tag::new(worker, Kind::Reply as u8).into(),
             );
             return;
         }
@@ -268,7 +259,13 @@ impl MasterWorker {
         let now = engine.now().secs();
         self.workers[worker].chunk = Some((size, first, now, assignment.max_exec_time));
         let bytes = size as f64 * self.config.task_bytes;
-        self.send(engine, self.config.master, host, bytes, tag(worker, Kind::Reply));
+        self.send(
+            engine,
+            self.config.master,
+            host,
+            bytes,
+            Tag::new(worker, Kind::Reply as u8).into(),
+        );
     }
 
     /// The flops of tasks `first .. first + size`.
@@ -286,7 +283,11 @@ impl MasterWorker {
         match chunk {
             Some(_) if !state.stopped => {
                 state.exec_start = engine.now().secs();
-                engine.start_exec(self.config.workers[worker], flops, tag(worker, Kind::Exec));
+                engine.start_exec(
+                    self.config.workers[worker],
+                    flops,
+                    Tag::new(worker, Kind::Exec as u8).into(),
+                );
             }
             _ => {} // the stop message: this worker is done
         }
@@ -328,7 +329,7 @@ impl MasterWorker {
             host,
             self.config.master,
             self.config.control_bytes,
-            tag(worker, Kind::Request),
+            Tag::new(worker, Kind::Request as u8).into(),
         );
     }
 
@@ -351,7 +352,7 @@ impl MasterWorker {
         }
         // The worker process starts again when its host comes back (SimGrid's auto-restart).
         let host = self.config.workers[worker];
-        engine.sleep_until_on(host, tag(worker, Kind::Restart));
+        engine.sleep_until_on(host, Tag::new(worker, Kind::Restart as u8).into());
     }
 
     /// A lost worker's host is back: the worker starts afresh (no report, a new hook) and asks
@@ -379,16 +380,18 @@ impl Application for MasterWorker {
 
     fn on_notification(&mut self, engine: &mut Engine, note: Notification) {
         match note {
-            Notification::Completed { tag: t, .. } => match untag(t) {
-                (w, Kind::Request) => self.on_request(engine, w),
-                (w, Kind::Reply) => self.on_reply(engine, w),
-                (w, Kind::Exec) => self.on_exec_done(engine, w),
-                (w, Kind::Restart) => self.on_restart(engine, w),
-            },
-            Notification::Failed {
-                tag: t, kind, cause, ..
-            } => {
-                let (worker, _) = untag(t);
+            Notification::Completed { tag, .. } => {
+                let tag = Tag::from(tag);
+                let w = tag.index();
+                match KINDS[tag.kind() as usize] {
+                    Kind::Request => self.on_request(engine, w),
+                    Kind::Reply => self.on_reply(engine, w),
+                    Kind::Exec => self.on_exec_done(engine, w),
+                    Kind::Restart => self.on_restart(engine, w),
+                }
+            }
+            Notification::Failed { tag, kind, cause, .. } => {
+                let worker = Tag::from(tag).index();
                 let master_down = matches!(cause, FailureCause::HostOff(h) if h == self.config.master);
                 if master_down {
                     self.error.get_or_insert_with(|| "the master's host turned off".into());

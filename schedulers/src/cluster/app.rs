@@ -34,7 +34,7 @@ use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 use rand_distr::{Distribution, Exp, Gamma};
 use sim_core::platform::{DiskId, HostId};
-use sim_core::{rng, Application, Engine, EngineStats, IoOp, Notification, Simulation};
+use sim_core::{rng, Application, Engine, EngineStats, IoOp, Notification, Simulation, Tag};
 
 use super::balancer::{ClusterView, FeedbackController, LoadBalancer};
 use super::config::ClusterConfig;
@@ -125,7 +125,8 @@ pub struct ClusterOutcome {
     pub control: Vec<ControlPoint>,
 }
 
-/// What an engine activity of a job is; its discriminant is the tag's low three bits.
+/// What an engine activity of a job is for: the kind code of its [`Tag`], whose index is the
+/// job (the arrival timer's is the next job to arrive).
 #[derive(Clone, Copy, Debug, PartialEq)]
 #[repr(u8)]
 enum Kind {
@@ -138,7 +139,7 @@ enum Kind {
     MigrationWrite,
 }
 
-/// Every kind, in declaration order (index = discriminant).
+/// Every kind, by code (declaration order).
 const KINDS: [Kind; 7] = [
     Kind::Arrival,
     Kind::Burst,
@@ -148,14 +149,6 @@ const KINDS: [Kind; 7] = [
     Kind::MigrationSend,
     Kind::MigrationWrite,
 ];
-
-fn tag(job: usize, kind: Kind) -> u64 {
-    (job as u64) << 3 | kind as u64
-}
-
-fn untag(t: u64) -> (usize, Kind) {
-    ((t >> 3) as usize, KINDS[(t & 7) as usize % KINDS.len()])
-}
 
 #[derive(Clone, Copy, Debug, Default)]
 struct JobState {
@@ -256,7 +249,7 @@ impl ClusterApp {
     fn schedule_arrival(&mut self, engine: &mut Engine) {
         if let Some(job) = self.setup.jobs.get(self.next_arrival) {
             let wait = (job.arrival_s - engine.now().secs()).max(0.0);
-            engine.sleep(wait, tag(self.next_arrival, Kind::Arrival));
+            engine.sleep(wait, Tag::new(self.next_arrival, Kind::Arrival as u8).into());
         }
     }
 
@@ -291,7 +284,10 @@ impl ClusterApp {
             self.step(engine, u);
         } else {
             self.outcome.migrations += 1;
-            engine.sleep(self.setup.config.migration_fixed_s, tag(u, Kind::MigrationFixed));
+            engine.sleep(
+                self.setup.config.migration_fixed_s,
+                Tag::new(u, Kind::MigrationFixed as u8).into(),
+            );
         }
     }
 
@@ -309,7 +305,10 @@ impl ClusterApp {
             }
             Kind::MigrationRead => {
                 let (src, dst) = (self.setup.nodes[job.home], self.setup.nodes[dest]);
-                if engine.start_comm(src, dst, bytes, tag(u, Kind::MigrationSend)).is_err() {
+                if engine
+                    .start_comm(src, dst, bytes, Tag::new(u, Kind::MigrationSend as u8).into())
+                    .is_err()
+                {
                     // No route between two nodes of the cluster: run where the data is.
                     self.step(engine, u);
                 }
@@ -322,7 +321,12 @@ impl ClusterApp {
     fn disk_request(&mut self, engine: &mut Engine, node: usize, bytes: f64, u: usize, kind: Kind) {
         let c = &self.setup.config;
         self.outcome.disk_busy_s[node] += c.seek_rotation_s + bytes / c.disk_rate_bytes_per_s;
-        engine.start_io(self.setup.disks[node], bytes, IoOp::Read, tag(u, kind));
+        engine.start_io(
+            self.setup.disks[node],
+            bytes,
+            IoOp::Read,
+            Tag::new(u, kind as u8).into(),
+        );
     }
 
     /// Starts the job's next CPU burst, or finishes it.
@@ -362,7 +366,11 @@ impl ClusterApp {
         };
         let speed = engine.platform().host(self.setup.nodes[node]).speed;
         self.bursting[node] += 1;
-        engine.start_exec(self.setup.nodes[node], (burst + switch) * speed, tag(u, Kind::Burst));
+        engine.start_exec(
+            self.setup.nodes[node],
+            (burst + switch) * speed,
+            Tag::new(u, Kind::Burst as u8).into(),
+        );
     }
 
     /// Round robin: puts the next job of the run queue on the CPU for one slice.
@@ -382,7 +390,11 @@ impl ClusterApp {
         self.on_cpu[node] = Some(v);
         self.last_on_cpu[node] = Some(v);
         let speed = engine.platform().host(self.setup.nodes[node]).speed;
-        engine.start_exec(self.setup.nodes[node], (slice + switch) * speed, tag(v, Kind::Burst));
+        engine.start_exec(
+            self.setup.nodes[node],
+            (slice + switch) * speed,
+            Tag::new(v, Kind::Burst as u8).into(),
+        );
     }
 
     /// Round robin: a slice ended; the job goes back in the queue or its burst is over.
@@ -493,12 +505,13 @@ impl Application for ClusterApp {
     }
 
     fn on_notification(&mut self, engine: &mut Engine, note: Notification) {
-        let Notification::Completed { tag: t, .. } = note else {
+        let Notification::Completed { tag, .. } = note else {
             // Nothing in this model fails: hosts have no state profile here (the family refuses
             // platforms whose nodes do).
             return;
         };
-        let (u, kind) = untag(t);
+        let tag = Tag::from(tag);
+        let (u, kind) = (tag.index(), KINDS[tag.kind() as usize]);
         match kind {
             Kind::Arrival => {
                 // Every job due now arrives, in stream order, before the next timer.

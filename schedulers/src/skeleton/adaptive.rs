@@ -65,21 +65,21 @@
 use std::sync::Arc;
 
 use sim_core::platform::{HostId, Platform};
-use sim_core::{Application, Engine, Notification, SimTime, Simulation};
+use sim_core::{Application, Engine, Notification, SimTime, Simulation, Tag};
 
 use super::amoget::{
     self, amoget_rates, Application as AppDescription, EvaluateOptions, Grid, Processor, RateConstants,
 };
 use super::mapping::{enumerate_mappings, rank, Mapping, MappingEvaluation};
 use super::nws::{nws_forecast, ErrorMetric, Forecaster};
-use super::pipeline_sim::{PipelineApp, PipelineOutcome, PipelineSim, ServiceDist, SimMode};
+use super::pipeline_sim::{PipelineApp, PipelineOutcome, PipelineSim, ServiceDist, SimMode, ACTION};
 use super::ModelError;
 
 /// Relative tolerance under which two CTMC throughputs are a tie.
 const TIE: f64 = 1e-9;
 
-/// Engine tag of the monitoring timer (the pipeline's tags are action indices).
-const TIMER: u64 = u64::MAX;
+/// Tag of the monitoring timer: a kind the pipeline's tags (all [`ACTION`]) never have.
+const TIMER: Tag = Tag::new(0, ACTION + 1);
 
 /// The mappings compared at each decision.
 #[derive(Clone, Debug, PartialEq)]
@@ -520,7 +520,7 @@ impl AdaptiveApp {
         }
         if self.remap_every > 0 && (admitting(self) || self.pending.is_some()) {
             let next = self.tick as f64 * self.cfg.monitor.sample_period_s;
-            engine.sleep(next - engine.now().secs(), TIMER);
+            engine.sleep(next - engine.now().secs(), TIMER.into());
         }
         Ok(())
     }
@@ -529,13 +529,15 @@ impl AdaptiveApp {
 impl Application for AdaptiveApp {
     fn start(&mut self, engine: &mut Engine) {
         // The first sample waits for the profile values of date 0 (scheduled before it).
-        engine.sleep(0.0, TIMER);
+        engine.sleep(0.0, TIMER.into());
     }
 
     fn on_notification(&mut self, engine: &mut Engine, note: Notification) {
         let result = match note {
-            Notification::Completed { tag: TIMER, .. } => self.on_timer(engine),
-            Notification::Failed { tag: TIMER, cause, .. } => Err(format!("monitoring timer failed: {cause:?}")),
+            Notification::Completed { tag, .. } if Tag::from(tag) == TIMER => self.on_timer(engine),
+            Notification::Failed { tag, cause, .. } if Tag::from(tag) == TIMER => {
+                Err(format!("monitoring timer failed: {cause:?}"))
+            }
             note => match self.pipe.as_mut() {
                 Some(p) => {
                     p.on_notification(engine, note);

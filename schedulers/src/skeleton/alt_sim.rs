@@ -47,7 +47,7 @@ use std::sync::Arc;
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 use sim_core::platform::{HostId, Platform};
-use sim_core::{ActivityId, Application, Engine, Notification, Simulation};
+use sim_core::{ActivityId, Application, Engine, Notification, Simulation, Tag};
 
 use super::alt::{choose_server, Invocation, LookupService, PerfFunction, Prediction, Server};
 use super::measure::{run_probes, Probe};
@@ -308,11 +308,13 @@ pub struct CallOutcome {
     pub events: u64,
 }
 
-const TAG_REQUEST: u64 = u64::MAX;
-const TAG_REPLY: u64 = u64::MAX - 1;
-const TAG_BACKGROUND: u64 = u64::MAX - 2;
-/// Tags of sync sleeps: task index + this offset (task execs are tagged with the task index).
-const SYNC_OFFSET: u64 = 1 << 40;
+/// Kind codes of the invocation's [`Tag`]s: a task's exec and the sync overhead before a task
+/// starts (index: the task), the request, the reply and the background load (index 0).
+const TASK: u8 = 0;
+const SYNC: u8 = 1;
+const REQUEST: u8 = 2;
+const REPLY: u8 = 3;
+const BACKGROUND: u8 = 4;
 
 struct CallApp {
     call: RemoteCall,
@@ -357,7 +359,11 @@ impl CallApp {
                 1.0
             };
             self.applications += 1;
-            engine.start_exec(self.call.server, cost * self.call.op_flops * factor, t as u64);
+            engine.start_exec(
+                self.call.server,
+                cost * self.call.op_flops * factor,
+                Tag::new(t, TASK).into(),
+            );
             return;
         }
         // Task done.
@@ -368,7 +374,7 @@ impl CallApp {
             } else {
                 let bytes = self.call.result_elements * self.call.element_bytes;
                 let (s, c) = (self.call.server, self.call.client);
-                self.send(engine, s, c, bytes, TAG_REPLY);
+                self.send(engine, s, c, bytes, Tag::new(0, REPLY).into());
             }
             return;
         }
@@ -377,7 +383,7 @@ impl CallApp {
             self.waiting[child] -= 1;
             if self.waiting[child] == 0 {
                 if self.call.sync_overhead_s > 0.0 {
-                    engine.sleep(self.call.sync_overhead_s, child as u64 + SYNC_OFFSET);
+                    engine.sleep(self.call.sync_overhead_s, Tag::new(child, SYNC).into());
                 } else {
                     self.run_task_op(engine, child);
                 }
@@ -396,7 +402,7 @@ impl CallApp {
 impl Application for CallApp {
     fn start(&mut self, engine: &mut Engine) {
         for _ in 0..self.call.background_processes {
-            let id = engine.start_exec(self.call.server, f64::MAX / 4.0, TAG_BACKGROUND);
+            let id = engine.start_exec(self.call.server, f64::MAX / 4.0, Tag::new(0, BACKGROUND).into());
             self.background.push(id);
         }
         if self.call.server == self.call.client {
@@ -404,19 +410,23 @@ impl Application for CallApp {
         } else {
             let bytes = self.call.n as f64 * self.call.element_bytes + self.call.operator_bytes;
             let (c, s) = (self.call.client, self.call.server);
-            self.send(engine, c, s, bytes, TAG_REQUEST);
+            self.send(engine, c, s, bytes, Tag::new(0, REQUEST).into());
         }
     }
 
     fn on_notification(&mut self, engine: &mut Engine, note: Notification) {
         match note {
-            Notification::Completed { tag, .. } => match tag {
-                TAG_REQUEST => self.arguments_arrived(engine),
-                TAG_REPLY => self.finished(engine),
-                TAG_BACKGROUND => {}
-                t if t >= SYNC_OFFSET => self.run_task_op(engine, (t - SYNC_OFFSET) as usize),
-                t => self.run_task_op(engine, t as usize),
-            },
+            Notification::Completed { tag, .. } => {
+                let tag = Tag::from(tag);
+                match tag.kind() {
+                    REQUEST => self.arguments_arrived(engine),
+                    REPLY => self.finished(engine),
+                    BACKGROUND => {}
+                    // A task's operation or the sync overhead before its first one ended.
+                    TASK | SYNC => self.run_task_op(engine, tag.index()),
+                    kind => unreachable!("tag kind {kind} is not the invocation's"),
+                }
+            }
             Notification::Failed { cause, .. } => {
                 self.error
                     .get_or_insert_with(|| format!("the invocation failed: {cause:?}"));

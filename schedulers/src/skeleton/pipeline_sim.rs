@@ -57,7 +57,7 @@ use std::sync::Arc;
 use rand_chacha::ChaCha8Rng;
 use rand_distr::{Distribution, Exp1};
 use sim_core::platform::{HostId, Platform};
-use sim_core::{Application, Engine, Notification, Simulation};
+use sim_core::{Application, Engine, Notification, Simulation, Tag};
 
 use super::amoget::{Grid, PipelineRates, Processor};
 use super::mapping::{Mapping, StageMapping};
@@ -352,6 +352,10 @@ impl PipelineSim {
     }
 }
 
+/// Kind code of the pipeline's [`Tag`]s, whose index is the action. An application that runs a
+/// pipeline beside activities of its own ([`super::adaptive`]'s timer) tags those with another.
+pub(crate) const ACTION: u8 = 0;
+
 /// The application on the engine. [`super::adaptive`] drives it too: it can hold new inputs
 /// back ([`PipelineApp::hold`]) and, once the pipeline is empty, replace the mapping's actions
 /// and components ([`PipelineApp::replace`]) while keeping the items' record and the service
@@ -532,7 +536,7 @@ impl PipelineApp {
             self.admitted += 1;
         }
         let spec = self.actions[a];
-        let tag = a as u64;
+        let tag = Tag::new(a, ACTION).into();
         match self.mode {
             SimMode::Model => {
                 let d = self.factor() / spec.rate;
@@ -610,12 +614,13 @@ impl Application for PipelineApp {
     fn on_notification(&mut self, engine: &mut Engine, note: Notification) {
         match note {
             Notification::Completed { tag, .. } => {
-                self.finish(engine, tag as usize);
+                self.finish(engine, Tag::from(tag).index());
                 self.pump(engine);
             }
             Notification::Failed { tag, cause, .. } => {
-                self.error
-                    .get_or_insert_with(|| format!("{:?} failed: {cause:?}", self.actions[tag as usize].kind));
+                self.error.get_or_insert_with(|| {
+                    format!("{:?} failed: {cause:?}", self.actions[Tag::from(tag).index()].kind)
+                });
             }
         }
     }

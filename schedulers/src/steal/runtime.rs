@@ -47,7 +47,7 @@ use std::collections::VecDeque;
 
 use rand_chacha::ChaCha8Rng;
 use sim_core::platform::HostId;
-use sim_core::{rng, Application, Engine, EngineStats, Notification, Simulation};
+use sim_core::{rng, Application, Engine, EngineStats, Notification, Simulation, Tag};
 
 use super::config::StealConfig;
 use super::policy::{Answer, Fish, LoadEntry, PeId, PeView, StealPolicy, LOAD_ENTRY_BYTES};
@@ -270,13 +270,11 @@ struct Message {
     info: Vec<LoadEntry>,
 }
 
-const EXEC: u64 = 0;
-const MESSAGE: u64 = 1;
-const TIMER: u64 = 2;
-
-fn tag(index: usize, kind: u64) -> u64 {
-    (index as u64) << 2 | kind
-}
+/// Kind codes of the runtime's [`Tag`]s: a PE's exec (index: the PE), a message in flight
+/// (index: the message) and a PE's timer (index: the PE).
+const EXEC: u8 = 0;
+const MESSAGE: u8 = 1;
+const TIMER: u8 = 2;
 
 /// The runtime as an engine application.
 pub struct StealRuntime {
@@ -433,8 +431,13 @@ impl StealRuntime {
         if from == to {
             // A FETCH chain can lead back to the requesting PE: deliver through the event
             // queue, never re-entrantly.
-            e.sleep(0.0, tag(id, MESSAGE));
-        } else if let Err(err) = e.start_comm(self.pes[from].host, self.pes[to].host, bytes, tag(id, MESSAGE)) {
+            e.sleep(0.0, Tag::new(id, MESSAGE).into());
+        } else if let Err(err) = e.start_comm(
+            self.pes[from].host,
+            self.pes[to].host,
+            bytes,
+            Tag::new(id, MESSAGE).into(),
+        ) {
             self.error.get_or_insert_with(|| err.to_string());
             self.done = true;
         }
@@ -449,7 +452,7 @@ impl StealRuntime {
             let batch = std::mem::take(&mut self.pes[p].inbox);
             if self.config.message_flops > 0.0 {
                 let flops = self.config.message_flops * batch.len() as f64;
-                e.start_exec(self.pes[p].host, flops, tag(p, EXEC));
+                e.start_exec(self.pes[p].host, flops, Tag::new(p, EXEC).into());
                 self.pes[p].cpu = Cpu::Messages(batch);
             } else {
                 for id in batch {
@@ -541,7 +544,7 @@ impl StealRuntime {
         }
         if retry_at.is_finite() && !self.pes[p].timer_pending {
             self.pes[p].timer_pending = true;
-            e.sleep(retry_at - now, tag(p, TIMER));
+            e.sleep(retry_at - now, Tag::new(p, TIMER).into());
         }
     }
 
@@ -564,7 +567,7 @@ impl StealRuntime {
                     amount,
                     slice_left,
                 };
-                e.start_exec(self.pes[p].host, amount, tag(p, EXEC));
+                e.start_exec(self.pes[p].host, amount, Tag::new(p, EXEC).into());
                 return;
             }
             match self.advance(e, p, thread) {
@@ -911,8 +914,9 @@ impl Application for StealRuntime {
             self.done = true;
             return;
         }
-        let index = (tag_value >> 2) as usize;
-        let p = match tag_value & 3 {
+        let tag = Tag::from(tag_value);
+        let index = tag.index();
+        let p = match tag.kind() {
             EXEC => {
                 let p = index;
                 match std::mem::replace(&mut self.pes[p].cpu, Cpu::Idle) {

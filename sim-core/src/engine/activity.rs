@@ -68,7 +68,7 @@ pub enum Notification {
         activity: ActivityId,
         /// What it was.
         kind: ActivityKind,
-        /// The application's tag, given at start.
+        /// The application's tag, given at start (see [`Tag`](super::Tag)).
         tag: u64,
     },
     /// The activity failed at the current time.
@@ -77,7 +77,7 @@ pub enum Notification {
         activity: ActivityId,
         /// What it was.
         kind: ActivityKind,
-        /// The application's tag, given at start.
+        /// The application's tag, given at start (see [`Tag`](super::Tag)).
         tag: u64,
         /// Why it failed.
         cause: FailureCause,

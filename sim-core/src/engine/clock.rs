@@ -18,11 +18,21 @@
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
-use super::event::Slot;
+use super::activity::{Activity, NO_VARIABLE};
+use super::event::{next_generation, QueuedEvent, Slot};
+use super::Engine;
+use crate::sharing::{ConstraintId, VariableId};
 use crate::time::SimTime;
 
 /// No clock (an activity progressing on its own rate).
 pub(crate) const NO_CLOCK: u32 = u32::MAX;
+
+/// Members completing together, popped one by one, after which `pop_clock_head` may take the
+/// rest in one pass over the clock's heap.
+const BULK_DUE_MIN: usize = 32;
+
+/// `Engine::due_rank` of a variable that is not in the round being placed.
+const NOT_DUE: u32 = u32::MAX;
 
 /// A member's entry: it completes when the clock's virtual time reaches `target`. Entries of
 /// members that left (their generation moved on) are skipped when they reach the top.
@@ -151,6 +161,274 @@ impl Clock {
             self.members.retain(|m| live_member(m.slot, m.generation));
         }
     }
+}
+
+/// The engine's side of its clocks: activities join and leave them, a due clock gives up its
+/// members due now, and marked clocks are rescheduled before time moves on.
+impl Engine {
+    /// The clock of constraint `c`, made on first use.
+    pub(super) fn clock_for(&mut self, c: ConstraintId) -> u32 {
+        let index = &mut self.clock_of_constraint[c.0 as usize];
+        if *index == NO_CLOCK {
+            *index = self.clocks.len() as u32;
+            self.clocks.push(Clock::new(c.0));
+        }
+        *index
+    }
+
+    pub(super) fn clock_of_activity(&self, slot: Slot) -> Option<u32> {
+        self.activity_clock
+            .get(slot as usize)
+            .copied()
+            .filter(|&clock| clock != NO_CLOCK)
+    }
+
+    /// Notes that a clock's next completion may have moved: its pending event goes stale, and it
+    /// is rescheduled before time moves on.
+    pub(super) fn mark_clock(&mut self, clock: u32) {
+        let state = &mut self.clocks[clock as usize];
+        state.generation = next_generation(state.generation);
+        if !state.dirty {
+            state.dirty = true;
+            self.dirty_clocks.push(clock);
+        }
+    }
+
+    /// Puts a running activity (settled to now, its generation already moved on) on constraint
+    /// `c`'s clock, progressing `k` work units per unit of the clock's virtual time.
+    pub(super) fn join_clock(&mut self, slot: Slot, c: ConstraintId, k: f64) {
+        let clock = self.clock_for(c);
+        let now = self.now;
+        let state = &mut self.clocks[clock as usize];
+        state.advance(now);
+        state.level = self.lmm.level(c);
+        let act = &mut self.activities[slot as usize];
+        let target = state.target(act.remaining, k);
+        // On a clock, `remaining` holds the target and `rate` the factor `k` (see `clock`).
+        act.remaining = target;
+        act.rate = k;
+        act.last_update = now;
+        state.members.push(Member {
+            target,
+            slot,
+            generation: act.generation,
+        });
+        state.live += 1;
+        self.clock_joins += 1;
+        if self.activity_clock.len() <= slot as usize {
+            self.activity_clock.resize(slot as usize + 1, NO_CLOCK);
+        }
+        self.activity_clock[slot as usize] = clock;
+        self.mark_clock(clock);
+    }
+
+    /// Takes an activity off its clock, if it is on one, with its work left as of now and no
+    /// rate (the caller gives it its next one).
+    pub(super) fn leave_clock(&mut self, slot: Slot) {
+        let Some(clock) = self.clock_of_activity(slot) else {
+            return;
+        };
+        let now = self.now;
+        let state = &mut self.clocks[clock as usize];
+        state.advance(now);
+        let act = &mut self.activities[slot as usize];
+        act.remaining = state.remaining_at(now, act.remaining, act.rate);
+        act.rate = 0.0;
+        act.last_update = now;
+        self.drop_from_clock(slot);
+    }
+
+    /// Forgets an activity's clock membership (its heap entry goes stale with its generation).
+    pub(super) fn drop_from_clock(&mut self, slot: Slot) {
+        if let Some(clock) = self.clock_of_activity(slot) {
+            self.activity_clock[slot as usize] = NO_CLOCK;
+            self.clocks[clock as usize].live -= 1;
+            self.mark_clock(clock);
+        }
+    }
+
+    /// The member a clock's due event completes, taken off the clock. Members due at the same
+    /// date (equal targets, within the last place) leave with it and complete right after it, in
+    /// the order of the bottleneck's list of users: the order the exact solver would have
+    /// queued their completions in at its last solve, so that ties reach the application in the
+    /// same order in both modes.
+    #[inline(never)] // out of the event loop's frame (see `next_notification_until`)
+    pub(super) fn pop_clock_head(&mut self, clock: u32) -> Option<Slot> {
+        let now = self.now;
+        let mut due = std::mem::take(&mut self.due_scratch);
+        due.clear();
+        let mut round = None;
+        {
+            let (activities, activity_clock) = (&self.activities, &self.activity_clock);
+            let live = |slot, generation| still_on_clock(activities, activity_clock, clock, slot, generation);
+            let state = &mut self.clocks[clock as usize];
+            state.advance(now);
+            let constraint = ConstraintId(state.constraint);
+            let position = |member: &Member| {
+                let var = VariableId(activities[member.slot as usize].var);
+                (self.lmm.position(var, constraint), *member)
+            };
+            // The head is due (its event says so); so is any member `due_with` it.
+            while let Some(member) = state.head(live) {
+                if due
+                    .first()
+                    .is_some_and(|(_, head)| !state.due_with(head, member.target, now))
+                {
+                    break;
+                }
+                // Many members completing together (a lock-step round of equal workers): once
+                // they are an eighth of what is left, the rest are found in one pass over the
+                // heap and the remainder re-heaped, instead of one pop (log n) each. The pass
+                // costs at most eight times the pops made, and the sort below fixes the order.
+                if due.len() >= BULK_DUE_MIN && due.len() >= state.members.len() / 8 {
+                    let head = due[0].1;
+                    let mut members = std::mem::take(&mut state.members).into_vec();
+                    // Their positions come from one walk of the bottleneck's list below.
+                    members.retain(|m| {
+                        if !live(m.slot, m.generation) {
+                            false
+                        } else if state.due_with(&head, m.target, now) {
+                            due.push((u32::MAX, *m));
+                            false
+                        } else {
+                            true
+                        }
+                    });
+                    state.members = BinaryHeap::from(members);
+                    round = Some(constraint);
+                    break;
+                }
+                state.members.pop();
+                due.push(position(&member));
+            }
+        }
+        match round {
+            Some(constraint) => self.place_by_bottleneck_list(&mut due, constraint),
+            None => sort_by_position(&mut due),
+        }
+        let first = due.first().map(|d| d.1.slot);
+        for (i, &(_, member)) in due.iter().enumerate() {
+            self.drop_from_clock(member.slot);
+            if i > 0 {
+                let act = &mut self.activities[member.slot as usize];
+                act.remaining = 0.0;
+                act.rate = 0.0;
+                act.last_update = now;
+                self.due_now.push_back((member.slot, member.generation));
+            }
+        }
+        self.due_scratch = due;
+        first
+    }
+
+    /// Puts a lock-step round's members (`due`, all on `constraint`) in the order of the
+    /// constraint's list of users, with their positions, by one pass over that list into a kept
+    /// buffer. Looking each member's position up instead reads its variable and then its list of
+    /// uses: two dependent reads out of cache per member on a large round (the 100,000-host
+    /// star's).
+    fn place_by_bottleneck_list(&mut self, due: &mut Vec<(u32, Member)>, constraint: ConstraintId) {
+        let rank = &mut self.due_rank;
+        for (i, (_, member)) in due.iter().enumerate() {
+            // A clock's member always has a variable; the check keeps `rank` sized by variables.
+            let var = self.activities[member.slot as usize].var;
+            if var == NO_VARIABLE {
+                continue;
+            }
+            let var = var as usize;
+            if rank.len() <= var {
+                rank.resize(var + 1, NOT_DUE);
+            }
+            rank[var] = i as u32;
+        }
+        let mut placed = std::mem::take(&mut self.due_placed);
+        placed.clear();
+        for (position, var) in self.lmm.variables_of(constraint).enumerate() {
+            if let Some(i) = rank.get_mut(var.0 as usize).filter(|i| **i != NOT_DUE) {
+                let member = due[*i as usize].1;
+                placed.push((position as u32, member));
+                *i = NOT_DUE;
+            }
+        }
+        // Every member uses its bottleneck. Were one not found, it goes last, and its mark must
+        // not outlive the round.
+        debug_assert_eq!(placed.len(), due.len(), "a member off its bottleneck");
+        if placed.len() < due.len() {
+            for &(position, member) in due.iter() {
+                let var = self.activities[member.slot as usize].var as usize;
+                match rank.get_mut(var) {
+                    Some(i) if *i != NOT_DUE => *i = NOT_DUE,
+                    Some(_) => continue, // placed by the walk
+                    None => {}           // no variable
+                }
+                placed.push((position, member));
+            }
+        }
+        std::mem::swap(due, &mut placed);
+        self.due_placed = placed;
+    }
+
+    /// Schedules the next completion of every clock marked since the last time.
+    pub(super) fn reschedule_clocks(&mut self) {
+        let now = self.now;
+        let mut dirty = std::mem::take(&mut self.dirty_clocks);
+        for &clock in &dirty {
+            let (activities, activity_clock) = (&self.activities, &self.activity_clock);
+            let live = |slot, generation| still_on_clock(activities, activity_clock, clock, slot, generation);
+            let state = &mut self.clocks[clock as usize];
+            state.dirty = false;
+            state.tidy(live);
+            let Some(head) = state.head(live) else {
+                continue;
+            };
+            if state.level > 0.0 {
+                state.advance(now);
+                let due = if state.level.is_finite() {
+                    now + state.time_to(head.target)
+                } else {
+                    now
+                };
+                let generation = state.generation;
+                // As in `schedule`: a date that is not a finite number waits for infinity.
+                if due.is_finite() || self.at_infinity {
+                    self.queue.push(due, QueuedEvent::clock_due(clock, generation));
+                }
+            }
+        }
+        dirty.clear();
+        self.dirty_clocks = dirty;
+    }
+}
+
+/// Whether a clock's heap entry `(slot, generation)` is still a member of `clock`: entries of
+/// members that left (rescheduled, completed, cancelled) stay in the heap until they surface.
+fn still_on_clock(activities: &[Activity], activity_clock: &[u32], clock: u32, slot: Slot, generation: u32) -> bool {
+    activities[slot as usize].generation == generation && activity_clock[slot as usize] == clock
+}
+
+/// Orders members due together by their element's position in the bottleneck's list (unique
+/// per member). A lock-step round (most of the list due at once) is placed by position in one
+/// pass; a few members are sorted.
+fn sort_by_position(due: &mut Vec<(u32, Member)>) {
+    let span = due
+        .iter()
+        .map(|&(position, _)| position as usize + 1)
+        .max()
+        .unwrap_or(0);
+    if due.len() < BULK_DUE_MIN || span > 4 * due.len() {
+        due.sort_unstable_by_key(|&(position, _)| position);
+        return;
+    }
+    let mut index_at = vec![u32::MAX; span];
+    for (i, &(position, _)) in due.iter().enumerate() {
+        debug_assert_eq!(index_at[position as usize], u32::MAX, "positions are unique");
+        index_at[position as usize] = i as u32;
+    }
+    let placed = index_at
+        .iter()
+        .filter(|&&i| i != u32::MAX)
+        .map(|&i| due[i as usize])
+        .collect();
+    *due = placed;
 }
 
 #[cfg(test)]

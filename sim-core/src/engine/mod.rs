@@ -23,43 +23,50 @@
 //! removed: each activity carries a generation number and events of an older generation are
 //! skipped (see [`Event`]). The queue holds each event in 8 bytes (`QueuedEvent`), so
 //! generations count modulo 2^30.
+//!
+//! This file holds the [`Engine`], its public API and the event loop. The engine's other parts
+//! are `impl Engine` blocks beside the data they work on: `resources.rs` (hosts, links and disks:
+//! profiles, on/off, FCFS queues), `clock.rs` (bottleneck clocks: joining, leaving, the members
+//! a due clock completes, rescheduling) and `route_cache.rs` (resolving a route once, its
+//! figures, its variable uses, giving back implied links), which keeps its routes through
+//! `route_index.rs` and `route_lists.rs`.
+//!
+//! Applications label each activity with a `u64` tag that the engine hands back in its
+//! notification and never reads; [`Tag`] (`tag.rs`) packs an index and a kind code into one.
 
 mod activity;
 mod clock;
 mod event;
 mod implied;
 mod resources;
+mod route_cache;
 mod route_index;
 mod route_lists;
 mod stats;
+mod tag;
 
-use std::collections::{BinaryHeap, VecDeque};
+use std::collections::VecDeque;
 use std::sync::Arc;
 
 pub use activity::{ActivityId, ActivityKind, FailureCause, IoOp, Notification};
 pub use event::{Event, ProfileTarget};
 pub use stats::EngineStats;
+pub use tag::Tag;
 
 use activity::{Activity, Phase, NO_VARIABLE, RELEASED};
 use clock::{Clock, Member, NO_CLOCK};
 use event::{next_generation, QueuedEvent, Slot};
 use implied::ImpliedLinks;
 use resources::{platform_profile as platform_profile_of, DiskState, HostState, LinkState};
+use route_cache::CachedRoute;
 use route_index::RouteIndex;
-use route_lists::{RouteLists, Span};
+use route_lists::RouteLists;
 
 use crate::network::{ConfigError, NetworkParams};
 use crate::platform::{DiskId, HostId, LinkId, Platform, RouteError};
 use crate::queue::EventQueue;
 use crate::sharing::{Changes, ConstraintId, MaxMinSystem, Sharing, SharingMode, VariableId};
 use crate::time::SimTime;
-
-/// Members completing together, popped one by one, after which `pop_clock_head` may take the
-/// rest in one pass over the clock's heap.
-const BULK_DUE_MIN: usize = 32;
-
-/// `Engine::due_rank` of a variable that is not in the round being placed.
-const NOT_DUE: u32 = u32::MAX;
 
 /// Profile events in a row (no activity event between them) after which the engine checks
 /// whether it can skip to the next activity event ([`Engine::skip_idle_profile_events`]).
@@ -76,32 +83,6 @@ pub struct TraceRecord {
     pub time: SimTime,
     /// The event.
     pub event: Event,
-}
-
-/// A cached route: its links, the merged constraint uses of a comm on it, and its network
-/// figures as of the last link change.
-#[derive(Clone, Debug)]
-struct CachedRoute {
-    /// Its links, in `Engine::route_lists` (as are the uses below).
-    links: Span,
-    /// True for a host talking to itself without a declared route: use the loopback.
-    loopback: bool,
-    /// (constraint, weight) of a comm's variable: 1 on every link of the route, `crosstraffic`
-    /// on every link of the reverse route, merged once here rather than per comm.
-    uses: Span,
-    /// The uses a comm's variable gets when some of `uses` are implied by others
-    /// ([`implied`]); `None` when it gets all of them.
-    variable_uses: Option<Span>,
-    /// The solver's key for `variable_uses` (it caches per key the scan of a lone variable's
-    /// list): a new one each time the list changes.
-    key: u32,
-    /// Value of `Engine::link_epoch` when the figures below were computed.
-    epoch: u64,
-    /// Raw route latency.
-    latency: f64,
-    /// Penalty and narrowest link bandwidth of a comm started now.
-    penalty: f64,
-    min_bandwidth: f64,
 }
 
 /// A comm's network figures, fixed when it starts and moved only by latency changes of its
@@ -220,7 +201,7 @@ pub struct Engine {
     /// Reused by [`Engine::pop_clock_head`].
     due_scratch: Vec<(u32, Member)>,
     /// By variable: its index in `due_scratch` while a lock-step round is placed, else
-    /// [`NOT_DUE`] (see [`Engine::place_by_bottleneck_list`]).
+    /// `clock::NOT_DUE` (see [`Engine::place_by_bottleneck_list`]).
     due_rank: Vec<u32>,
     /// Reused by [`Engine::place_by_bottleneck_list`] for the round in its new order.
     due_placed: Vec<(u32, Member)>,
@@ -380,6 +361,9 @@ impl Engine {
     }
 
     // ----- starting activities -------------------------------------------------------------
+    //
+    // Each takes the application's `tag`, handed back in the activity's notification and never
+    // read by the engine: a bare index, or an index and a kind packed by [`Tag`].
 
     /// Computes `flops` on one core of `host`. Fails at once (a notification) if the host is off.
     pub fn start_exec(&mut self, host: HostId, flops: f64, tag: u64) -> ActivityId {
@@ -1123,45 +1107,6 @@ impl Engine {
         self.begin_running(slot);
     }
 
-    /// Penalty and narrowest bandwidth of a comm on `route` with raw latency `latency`, from the
-    /// links' current bandwidths.
-    fn route_penalty_and_bandwidth(&self, route: u32, latency: f64) -> (f64, f64) {
-        let route = &self.routes[route as usize];
-        let (penalty, min_bw) = if route.loopback {
-            (
-                self.params
-                    .penalty(latency, std::iter::once(self.params.loopback_bandwidth)),
-                self.params.loopback_bandwidth,
-            )
-        } else {
-            let links = self.route_lists.links(route.links);
-            let bws = links.iter().map(|l| self.links[l.0 as usize].bandwidth);
-            let min_bw = bws.clone().fold(f64::INFINITY, f64::min);
-            (self.params.penalty(latency, bws), min_bw)
-        };
-        (penalty, min_bw)
-    }
-
-    /// The route's figures, recomputed if a link changed since they were cached.
-    fn refresh_route(&mut self, route: u32) -> &CachedRoute {
-        if self.routes[route as usize].epoch != self.link_epoch {
-            let cached = &self.routes[route as usize];
-            let latency = if cached.loopback {
-                self.params.loopback_latency
-            } else {
-                let links = self.route_lists.links(cached.links);
-                links.iter().map(|l| self.links[l.0 as usize].latency).sum()
-            };
-            let (penalty, min_bandwidth) = self.route_penalty_and_bandwidth(route, latency);
-            let cached = &mut self.routes[route as usize];
-            cached.latency = latency;
-            cached.penalty = penalty;
-            cached.min_bandwidth = min_bandwidth;
-            cached.epoch = self.link_epoch;
-        }
-        &self.routes[route as usize]
-    }
-
     /// Ends an activity that finished and returns its notification.
     // Forced: on the inlined event path (see `next_notification_until`).
     #[inline(always)]
@@ -1225,355 +1170,6 @@ impl Engine {
     fn release_variable(&mut self, slot: Slot, var: VariableId) {
         self.drop_from_clock(slot);
         self.lmm.remove_variable(var);
-    }
-
-    // ----- bottleneck clocks ---------------------------------------------------------------------
-
-    /// The clock of constraint `c`, made on first use.
-    fn clock_for(&mut self, c: ConstraintId) -> u32 {
-        let index = &mut self.clock_of_constraint[c.0 as usize];
-        if *index == NO_CLOCK {
-            *index = self.clocks.len() as u32;
-            self.clocks.push(Clock::new(c.0));
-        }
-        *index
-    }
-
-    fn clock_of_activity(&self, slot: Slot) -> Option<u32> {
-        self.activity_clock
-            .get(slot as usize)
-            .copied()
-            .filter(|&clock| clock != NO_CLOCK)
-    }
-
-    /// Notes that a clock's next completion may have moved: its pending event goes stale, and it
-    /// is rescheduled before time moves on.
-    fn mark_clock(&mut self, clock: u32) {
-        let state = &mut self.clocks[clock as usize];
-        state.generation = next_generation(state.generation);
-        if !state.dirty {
-            state.dirty = true;
-            self.dirty_clocks.push(clock);
-        }
-    }
-
-    /// Puts a running activity (settled to now, its generation already moved on) on constraint
-    /// `c`'s clock, progressing `k` work units per unit of the clock's virtual time.
-    fn join_clock(&mut self, slot: Slot, c: ConstraintId, k: f64) {
-        let clock = self.clock_for(c);
-        let now = self.now;
-        let state = &mut self.clocks[clock as usize];
-        state.advance(now);
-        state.level = self.lmm.level(c);
-        let act = &mut self.activities[slot as usize];
-        let target = state.target(act.remaining, k);
-        // On a clock, `remaining` holds the target and `rate` the factor `k` (see `clock`).
-        act.remaining = target;
-        act.rate = k;
-        act.last_update = now;
-        state.members.push(Member {
-            target,
-            slot,
-            generation: act.generation,
-        });
-        state.live += 1;
-        self.clock_joins += 1;
-        if self.activity_clock.len() <= slot as usize {
-            self.activity_clock.resize(slot as usize + 1, NO_CLOCK);
-        }
-        self.activity_clock[slot as usize] = clock;
-        self.mark_clock(clock);
-    }
-
-    /// Takes an activity off its clock, if it is on one, with its work left as of now and no
-    /// rate (the caller gives it its next one).
-    fn leave_clock(&mut self, slot: Slot) {
-        let Some(clock) = self.clock_of_activity(slot) else {
-            return;
-        };
-        let now = self.now;
-        let state = &mut self.clocks[clock as usize];
-        state.advance(now);
-        let act = &mut self.activities[slot as usize];
-        act.remaining = state.remaining_at(now, act.remaining, act.rate);
-        act.rate = 0.0;
-        act.last_update = now;
-        self.drop_from_clock(slot);
-    }
-
-    /// Forgets an activity's clock membership (its heap entry goes stale with its generation).
-    fn drop_from_clock(&mut self, slot: Slot) {
-        if let Some(clock) = self.clock_of_activity(slot) {
-            self.activity_clock[slot as usize] = NO_CLOCK;
-            self.clocks[clock as usize].live -= 1;
-            self.mark_clock(clock);
-        }
-    }
-
-    /// The member a clock's due event completes, taken off the clock. Members due at the same
-    /// date (equal targets, within the last place) leave with it and complete right after it, in
-    /// the order of the bottleneck's list of users: the order the exact solver would have
-    /// queued their completions in at its last solve, so that ties reach the application in the
-    /// same order in both modes.
-    #[inline(never)] // out of the event loop's frame (see `next_notification_until`)
-    fn pop_clock_head(&mut self, clock: u32) -> Option<Slot> {
-        let now = self.now;
-        let mut due = std::mem::take(&mut self.due_scratch);
-        due.clear();
-        let mut round = None;
-        {
-            let (activities, activity_clock) = (&self.activities, &self.activity_clock);
-            let live = |slot, generation| still_on_clock(activities, activity_clock, clock, slot, generation);
-            let state = &mut self.clocks[clock as usize];
-            state.advance(now);
-            let constraint = ConstraintId(state.constraint);
-            let position = |member: &Member| {
-                let var = VariableId(activities[member.slot as usize].var);
-                (self.lmm.position(var, constraint), *member)
-            };
-            // The head is due (its event says so); so is any member `due_with` it.
-            while let Some(member) = state.head(live) {
-                if due
-                    .first()
-                    .is_some_and(|(_, head)| !state.due_with(head, member.target, now))
-                {
-                    break;
-                }
-                // Many members completing together (a lock-step round of equal workers): once
-                // they are an eighth of what is left, the rest are found in one pass over the
-                // heap and the remainder re-heaped, instead of one pop (log n) each. The pass
-                // costs at most eight times the pops made, and the sort below fixes the order.
-                if due.len() >= BULK_DUE_MIN && due.len() >= state.members.len() / 8 {
-                    let head = due[0].1;
-                    let mut members = std::mem::take(&mut state.members).into_vec();
-                    // Their positions come from one walk of the bottleneck's list below.
-                    members.retain(|m| {
-                        if !live(m.slot, m.generation) {
-                            false
-                        } else if state.due_with(&head, m.target, now) {
-                            due.push((u32::MAX, *m));
-                            false
-                        } else {
-                            true
-                        }
-                    });
-                    state.members = BinaryHeap::from(members);
-                    round = Some(constraint);
-                    break;
-                }
-                state.members.pop();
-                due.push(position(&member));
-            }
-        }
-        match round {
-            Some(constraint) => self.place_by_bottleneck_list(&mut due, constraint),
-            None => sort_by_position(&mut due),
-        }
-        let first = due.first().map(|d| d.1.slot);
-        for (i, &(_, member)) in due.iter().enumerate() {
-            self.drop_from_clock(member.slot);
-            if i > 0 {
-                let act = &mut self.activities[member.slot as usize];
-                act.remaining = 0.0;
-                act.rate = 0.0;
-                act.last_update = now;
-                self.due_now.push_back((member.slot, member.generation));
-            }
-        }
-        self.due_scratch = due;
-        first
-    }
-
-    /// Puts a lock-step round's members (`due`, all on `constraint`) in the order of the
-    /// constraint's list of users, with their positions, by one pass over that list into a kept
-    /// buffer. Looking each member's position up instead reads its variable and then its list of
-    /// uses: two dependent reads out of cache per member on a large round (the 100,000-host
-    /// star's).
-    fn place_by_bottleneck_list(&mut self, due: &mut Vec<(u32, Member)>, constraint: ConstraintId) {
-        let rank = &mut self.due_rank;
-        for (i, (_, member)) in due.iter().enumerate() {
-            // A clock's member always has a variable; the check keeps `rank` sized by variables.
-            let var = self.activities[member.slot as usize].var;
-            if var == NO_VARIABLE {
-                continue;
-            }
-            let var = var as usize;
-            if rank.len() <= var {
-                rank.resize(var + 1, NOT_DUE);
-            }
-            rank[var] = i as u32;
-        }
-        let mut placed = std::mem::take(&mut self.due_placed);
-        placed.clear();
-        for (position, var) in self.lmm.variables_of(constraint).enumerate() {
-            if let Some(i) = rank.get_mut(var.0 as usize).filter(|i| **i != NOT_DUE) {
-                let member = due[*i as usize].1;
-                placed.push((position as u32, member));
-                *i = NOT_DUE;
-            }
-        }
-        // Every member uses its bottleneck. Were one not found, it goes last, and its mark must
-        // not outlive the round.
-        debug_assert_eq!(placed.len(), due.len(), "a member off its bottleneck");
-        if placed.len() < due.len() {
-            for &(position, member) in due.iter() {
-                let var = self.activities[member.slot as usize].var as usize;
-                match rank.get_mut(var) {
-                    Some(i) if *i != NOT_DUE => *i = NOT_DUE,
-                    Some(_) => continue, // placed by the walk
-                    None => {}           // no variable
-                }
-                placed.push((position, member));
-            }
-        }
-        std::mem::swap(due, &mut placed);
-        self.due_placed = placed;
-    }
-
-    /// Schedules the next completion of every clock marked since the last time.
-    fn reschedule_clocks(&mut self) {
-        let now = self.now;
-        let mut dirty = std::mem::take(&mut self.dirty_clocks);
-        for &clock in &dirty {
-            let (activities, activity_clock) = (&self.activities, &self.activity_clock);
-            let live = |slot, generation| still_on_clock(activities, activity_clock, clock, slot, generation);
-            let state = &mut self.clocks[clock as usize];
-            state.dirty = false;
-            state.tidy(live);
-            let Some(head) = state.head(live) else {
-                continue;
-            };
-            if state.level > 0.0 {
-                state.advance(now);
-                let due = if state.level.is_finite() {
-                    now + state.time_to(head.target)
-                } else {
-                    now
-                };
-                let generation = state.generation;
-                // As in `schedule`: a date that is not a finite number waits for infinity.
-                if due.is_finite() || self.at_infinity {
-                    self.queue.push(due, QueuedEvent::clock_due(clock, generation));
-                }
-            }
-        }
-        dirty.clear();
-        self.dirty_clocks = dirty;
-    }
-
-    // ----- routes ------------------------------------------------------------------------------
-
-    fn cached_route(&mut self, src: HostId, dst: HostId) -> Result<u32, RouteError> {
-        if let Some(index) = self.route_index.get(src, dst) {
-            return Ok(index);
-        }
-        // Both directions are resolved into kept buffers, and what is cached is appended to
-        // `route_lists`: caching a route allocates nothing of its own.
-        let mut forward = std::mem::take(&mut self.forward_links);
-        if !self.platform.route_into(src, dst, &mut forward) {
-            self.forward_links = forward;
-            return Err(self.platform.no_route(src, dst));
-        }
-        let loopback = src == dst && forward.is_empty();
-        // A missing reverse route only disables cross traffic for this pair. The reverse
-        // route's links are only read: taken from its cache entry when it has one (a worker's
-        // answer to its master), else resolved.
-        let mut back_links = std::mem::take(&mut self.back_links);
-        back_links.clear();
-        if !loopback && self.params.crosstraffic > 0.0 {
-            match self.route_index.get(dst, src) {
-                Some(back) => {
-                    back_links.extend_from_slice(self.route_lists.links(self.routes[back as usize].links));
-                }
-                None => {
-                    self.platform.route_into(dst, src, &mut back_links);
-                }
-            }
-        }
-        let (lmm, links) = (&mut self.lmm, &self.links);
-        let uses = if loopback {
-            let loopback = self.loopback;
-            self.route_lists.push_uses_with(|out| out.push((loopback, 1.0)))
-        } else {
-            let cross = self.params.crosstraffic;
-            let forward_uses = forward.iter().map(|l| (links[l.0 as usize].cons, 1.0));
-            let back_uses = back_links.iter().map(|l| (links[l.0 as usize].cons, cross));
-            self.route_lists
-                .push_uses_with(|out| lmm.merge_uses_into(forward_uses.chain(back_uses), out))
-        };
-        let route_links = self.route_lists.push_links(&forward);
-        self.forward_links = forward;
-        self.back_links = back_links;
-        let index = self.routes.len() as u32;
-        let mut freed = Vec::new();
-        self.implied.add_route(index, self.route_lists.uses(uses), &mut freed);
-        self.routes.push(CachedRoute {
-            links: route_links,
-            loopback,
-            uses,
-            // Both set by `refresh_variable_uses` below.
-            variable_uses: None,
-            key: 0,
-            epoch: u64::MAX,
-            latency: 0.0,
-            penalty: 0.0,
-            min_bandwidth: 0.0,
-        });
-        self.route_index.insert(src, dst, index);
-        self.refresh_variable_uses(index);
-        for (link, routes) in freed {
-            self.give_back(link, &routes);
-        }
-        Ok(index)
-    }
-
-    /// Sets a route's variable uses: its uses without the implied ones.
-    fn refresh_variable_uses(&mut self, route: u32) {
-        let uses = self.routes[route as usize].uses;
-        let implied = &self.implied;
-        // Written out only when something is left out: a route with nothing implied (a
-        // cluster's) adds nothing to the buffer.
-        let variable_uses = self
-            .route_lists
-            .uses(uses)
-            .iter()
-            .any(|&(c, _)| implied.is_implied(c))
-            .then(|| self.route_lists.push_kept_uses(uses, |c| !implied.is_implied(c)));
-        let key = self.next_route_key;
-        self.next_route_key += 1;
-        let cached = &mut self.routes[route as usize];
-        cached.variable_uses = variable_uses;
-        cached.key = key;
-    }
-
-    /// `link` is no longer implied on `routes`: they get its use back, and so does every comm
-    /// already running on them (its variable was made without it). A link is freed at most once,
-    /// so the scan of the activities runs at most once per link in a run.
-    fn give_back(&mut self, link: ConstraintId, routes: &[u32]) {
-        let mut on_freed_route = vec![false; self.routes.len()];
-        for &route in routes {
-            self.refresh_variable_uses(route);
-            on_freed_route[route as usize] = true;
-        }
-        for slot in 0..self.activities.len() {
-            let act = &self.activities[slot];
-            if act.serial == RELEASED
-                || act.phase != Phase::Running
-                || act.var == NO_VARIABLE
-                || !matches!(act.kind, ActivityKind::Comm { .. })
-                || !on_freed_route[act.route as usize]
-            {
-                continue;
-            }
-            let var = VariableId(act.var);
-            let uses = self.route_lists.uses(self.routes[act.route as usize].uses);
-            let &(_, weight) = uses
-                .iter()
-                .find(|&&(c, _)| c == link)
-                .expect("the route crosses the link");
-            self.lmm.expand(var, link, weight);
-            self.restored_uses += 1;
-        }
     }
 }
 
@@ -1661,38 +1257,6 @@ fn is_current(activities: &[Activity], clocks: &[Clock], event: Event) -> bool {
         // Profile events wait in their own heap, never in the queue.
         Event::ProfileStep { .. } => true,
     }
-}
-
-/// Whether a clock's heap entry `(slot, generation)` is still a member of `clock`: entries of
-/// members that left (rescheduled, completed, cancelled) stay in the heap until they surface.
-fn still_on_clock(activities: &[Activity], activity_clock: &[u32], clock: u32, slot: Slot, generation: u32) -> bool {
-    activities[slot as usize].generation == generation && activity_clock[slot as usize] == clock
-}
-
-/// Orders members due together by their element's position in the bottleneck's list (unique
-/// per member). A lock-step round (most of the list due at once) is placed by position in one
-/// pass; a few members are sorted.
-fn sort_by_position(due: &mut Vec<(u32, Member)>) {
-    let span = due
-        .iter()
-        .map(|&(position, _)| position as usize + 1)
-        .max()
-        .unwrap_or(0);
-    if due.len() < BULK_DUE_MIN || span > 4 * due.len() {
-        due.sort_unstable_by_key(|&(position, _)| position);
-        return;
-    }
-    let mut index_at = vec![u32::MAX; span];
-    for (i, &(position, _)) in due.iter().enumerate() {
-        debug_assert_eq!(index_at[position as usize], u32::MAX, "positions are unique");
-        index_at[position as usize] = i as u32;
-    }
-    let placed = index_at
-        .iter()
-        .filter(|&&i| i != u32::MAX)
-        .map(|&i| due[i as usize])
-        .collect();
-    *due = placed;
 }
 
 /// What one [`Engine::step`] did.
