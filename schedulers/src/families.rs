@@ -5,7 +5,8 @@ use crate::family::Family;
 
 pub use crate::bot::family::BagOfTasks;
 pub use crate::cluster::family::ClusterFamily;
-pub use crate::skeleton::family::{AltSkeletons, Amoget};
+pub use crate::skeleton::family::alt::AltSkeletons;
+pub use crate::skeleton::family::amoget::Amoget;
 pub use crate::steal::family::StealFamily;
 
 /// Every family, in the order `gridsim list` shows them.

@@ -341,7 +341,7 @@ pub fn build_entry<T: ?Sized>(
     })
 }
 
-fn check_keys(info: &PolicyInfo, what: &str, params: &BTreeMap<String, f64>) -> Result<(), ParamError> {
+fn check_keys<V>(info: &PolicyInfo, what: &str, params: &BTreeMap<String, V>) -> Result<(), ParamError> {
     for key in params.keys() {
         if info.param(key).is_none() {
             let valid: Vec<_> = info.params.iter().map(|p| p.name).collect();
@@ -363,12 +363,13 @@ fn check_keys(info: &PolicyInfo, what: &str, params: &BTreeMap<String, f64>) -> 
 }
 
 /// The entry of `policies` named `name`, once every key of `params` is one it accepts; errors
-/// name the bad name or parameter and list the valid ones (`kind` is e.g. "program").
-pub fn lookup<'a>(
+/// name the bad name or parameter and list the valid ones (`kind` is e.g. "program"). Only the
+/// keys of `params` are read, so the values may be numbers or the run's own values.
+pub fn lookup<'a, V>(
     policies: &'a [PolicyInfo],
     kind: &str,
     name: &str,
-    params: &BTreeMap<String, f64>,
+    params: &BTreeMap<String, V>,
 ) -> Result<&'a PolicyInfo, RunError> {
     let Some(info) = policies.iter().find(|p| p.name == name) else {
         let names: Vec<_> = policies.iter().map(|p| p.name).collect();
