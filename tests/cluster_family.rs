@@ -142,3 +142,37 @@ fn wal_toml_includes_the_other_sweeps_and_a_missing_include_is_located() {
         text.lines().position(|l| l.starts_with("includes")).unwrap() + 1
     );
 }
+
+#[test]
+fn refusals_are_typed_by_what_they_are_about() {
+    use schedulers::family::{ParamValue, RunError};
+    use std::sync::Arc;
+    // Each refusal names the parameter it is about (validation locates it there, not by
+    // searching the message), or the platform.
+    let e = load(&experiment("", "jobs = 10", "wal")).unwrap_or_else(|e| panic!("{e}"));
+    let spec = &e.runs[0].spec;
+    for (name, value, about) in [
+        ("cpu_load", ParamValue::Int(-1), "cpu_load"),
+        ("io_rate", ParamValue::Str("high".into()), "io_rate"),
+        ("jobs", ParamValue::Int(0), "jobs"),
+        ("nodes", ParamValue::Int(7), "nodes"),
+        ("buffer_mb", ParamValue::Int(700), "buffer_mb"),
+        ("memory_shape", ParamValue::Float(0.5), "memory_shape"),
+        ("page_fault_service_ms", ParamValue::Float(1.0), "page_fault_service_ms"),
+        ("w_io", ParamValue::Int(3), "w_io"),
+    ] {
+        let mut changed = spec.clone();
+        changed.params.insert(name.to_string(), value);
+        match e.family.validate(&changed) {
+            Err(RunError::Param(p)) => assert_eq!(p.param, about, "{name}: {p}"),
+            other => panic!("{name}: {other:?}"),
+        }
+    }
+    let small = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("platforms/data/small4.toml");
+    let mut diskless = spec.clone();
+    diskless.platform = Arc::new(platforms::load_platform(&small).unwrap());
+    assert!(
+        matches!(e.family.validate(&diskless), Err(RunError::Platform(m)) if m.contains("FCFS disk")),
+        "a platform without FCFS disks"
+    );
+}

@@ -164,3 +164,51 @@ fn bad_values_are_refused_with_the_parameter_named() {
     .unwrap();
     assert_eq!(e.runs[0].spec.params["queens_board"], ParamValue::Int(8));
 }
+
+#[test]
+fn refusals_are_typed_by_the_parameter_they_are_about() {
+    use schedulers::family::RunError;
+    // Each refusal names its parameter, so validation locates it without searching the message:
+    // the family's, a program's (range and combination) and a policy's.
+    let e = load(&experiment(
+        "gridgum8.toml",
+        "program = \"queens\"\nsequential_s = 10",
+        "grid-gum2",
+    ))
+    .unwrap_or_else(|e| panic!("{e}"));
+    let spec = &e.runs[0].spec;
+    for (name, value, about) in [
+        ("program", ParamValue::Str("chess".into()), "program"),
+        ("program", ParamValue::Int(3), "program"),
+        ("sequential_s", ParamValue::Int(0), "sequential_s"),
+        ("pes", ParamValue::Int(9), "pes"),
+        ("thread_limit", ParamValue::Int(0), "thread_limit"),
+        ("hop_limit", ParamValue::Float(1.5), "hop_limit"),
+        ("time_slice_ms", ParamValue::Int(0), "time_slice_ms"),
+        ("queens_board", ParamValue::Int(99), "queens_board"),
+        ("queens_depth", ParamValue::Int(13), "queens_depth"),
+        ("prefer_local", ParamValue::Float(0.5), "prefer_local"),
+    ] {
+        let mut changed = spec.clone();
+        changed.params.insert(name.to_string(), value);
+        match e.family.validate(&changed) {
+            Err(RunError::Param(p)) => assert_eq!(p.param, about, "{name}: {p}"),
+            other => panic!("{name}: {other:?}"),
+        }
+    }
+    // A combination too large to generate is refused at the parameter that bounds it.
+    let mut deep = spec.clone();
+    deep.params.insert("queens_board".into(), ParamValue::Int(15));
+    deep.params.insert("queens_depth".into(), ParamValue::Int(15));
+    match e.family.validate(&deep) {
+        Err(RunError::Param(p)) => {
+            assert_eq!(p.param, "queens_depth");
+            assert!(
+                p.to_string()
+                    .starts_with("parameter 'queens_depth' of program 'queens' is refused: "),
+                "{p}"
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+}

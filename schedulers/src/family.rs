@@ -265,6 +265,23 @@ impl<'a> ParamReader<'a> {
         Ok(self.typed(param)?.and_then(|v| v.as_u64()))
     }
 
+    /// Integer parameter `param` counting things of which the run has `all` (hosts, nodes,
+    /// PEs): at most `all`, named by `what` in the error (`the platform's hosts`); unset, `all`
+    /// (its computed default, noted).
+    pub fn integer_at_most(&self, param: &Param, all: u64, what: &str) -> Result<u64, ParamError> {
+        match self.optional_integer(param)? {
+            Some(n) if n <= all => Ok(n),
+            Some(n) => Err(ParamError::new(
+                param.name,
+                format!("must be at most {all} ({what}), got {n}"),
+            )),
+            None => {
+                self.default_used(param.name, ParamValue::Int(all as i64));
+                Ok(all)
+            }
+        }
+    }
+
     /// Boolean parameter `param` (its default when the run does not set it).
     pub fn boolean(&self, param: &Param) -> Result<bool, ParamError> {
         match self.typed(param)? {

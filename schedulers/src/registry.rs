@@ -41,7 +41,7 @@ pub struct Param {
     pub default: &'static str,
     /// Integer, real or flag.
     pub kind: Kind,
-    /// Smallest accepted value.
+    /// Smallest accepted value; `f64::MIN_POSITIVE` reads "> 0" (see [`Param::positive`]).
     pub min: f64,
     /// Largest accepted value.
     pub max: f64,
@@ -88,12 +88,6 @@ impl Param {
     /// 0 or 1.
     pub const fn flag(name: &'static str, meaning: &'static str, default: &'static str) -> Param {
         Param::of(Kind::Flag, name, meaning, default, 0.0, 1.0)
-    }
-
-    /// A parameter whose kind and range its family's builder checks itself (the families whose
-    /// policies do not export [`Entry`]s yet).
-    pub const fn described(name: &'static str, meaning: &'static str, default: &'static str) -> Param {
-        Param::of(Kind::Real, name, meaning, default, f64::MIN, f64::MAX)
     }
 
     /// `true` or `false`.
@@ -156,7 +150,17 @@ impl Param {
             (Kind::Real, true) if self.min == f64::MIN => "a number".to_string(),
             (Kind::Real, true) if self.min == f64::MIN_POSITIVE => "a number > 0".to_string(),
             (Kind::Real, true) => format!("a number >= {}", self.min),
+            (Kind::Real, false) if self.min == f64::MIN_POSITIVE => format!("a number > 0 and at most {}", self.max),
             (Kind::Real, false) => format!("a number from {} to {}", self.min, self.max),
+        }
+    }
+
+    /// The same parameter accepting only values above 0 (its `min` is the smallest positive
+    /// normal number, which listings and errors write "> 0").
+    pub const fn positive(self) -> Param {
+        Param {
+            min: f64::MIN_POSITIVE,
+            ..self
         }
     }
 
@@ -173,6 +177,13 @@ impl Param {
     /// The default as a number; `None` when it is a formula.
     pub fn numeric_default(&self) -> Option<f64> {
         self.default.parse::<f64>().ok()
+    }
+
+    /// The default of a parameter whose default is a number, for a model whose own defaults
+    /// (its config's `Default`) derive from its parameters. Panics otherwise: a defect.
+    pub fn default_number(&self) -> f64 {
+        self.numeric_default()
+            .unwrap_or_else(|| panic!("the default of parameter '{}' is not a number", self.name))
     }
 
     /// Checks `x` against the parameter's kind and range.
@@ -382,27 +393,6 @@ pub fn lookup<'a, V>(
     Ok(info)
 }
 
-/// The default of parameter `key` of `entry` when it is a number; `None` when the entry has no
-/// such parameter or its default is a formula the entry evaluates itself.
-pub fn numeric_default(entry: &PolicyInfo, key: &str) -> Option<f64> {
-    entry.param(key).and_then(Param::numeric_default)
-}
-
-/// Parameter `key` of `entry`: its value in `params`, else its registry default. A builder that
-/// reads a parameter with no numeric default in the registry is a defect, reported as one.
-pub fn value_or_default(entry: &PolicyInfo, params: &BTreeMap<String, f64>, key: &str) -> Result<f64, String> {
-    params
-        .get(key)
-        .copied()
-        .or_else(|| numeric_default(entry, key))
-        .ok_or_else(|| {
-            format!(
-                "internal error: '{}' reads parameter '{key}', which has no numeric default in its registry entry",
-                entry.name
-            )
-        })
-}
-
 /// Declares a family's policy modules and its registry, in `gridsim list` order:
 /// `policies!(dyn ChunkPolicy; work_queue: [ENTRY], weighted_factoring: [WF, AWF], ...)`
 /// expands to `pub mod work_queue; ...`, `pub const POLICIES: &[Entry<dyn ChunkPolicy>]`
@@ -456,6 +446,9 @@ mod tests {
             "must be a number from 1 to 10, got 11"
         );
         assert_eq!(v.flag("f").unwrap_err().message, "must be 0 or 1, got 2");
+        let positive = Param::real("p", "", "1", 0.0).positive();
+        assert_eq!(positive.check(0.0).unwrap_err().message, "must be a number > 0, got 0");
+        assert_eq!(positive.at_most(5.0).range_text(), "a number > 0 and at most 5");
         assert!(v.real("nope").unwrap_err().message.contains("internal error"));
     }
 }

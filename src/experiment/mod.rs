@@ -1009,7 +1009,7 @@ fn scheduler_at(sched: &Sched) -> (String, Range<usize>) {
 }
 
 /// Where a family's refusal of a run belongs: the parameter it names (or the scheduler, when
-/// the value is a default), the platform, or the scheduler.
+/// the value is a default), the platform, or else the scheduler.
 fn locate_run_error(
     error: &RunError,
     sched: &Sched,
@@ -1019,39 +1019,8 @@ fn locate_run_error(
     match error {
         RunError::Param(e) => param_at(&e.param, sched, workload).unwrap_or_else(|| scheduler_at(sched)),
         RunError::Platform(_) => platform_at.clone(),
-        RunError::Other(message) => locate_param_message(message, sched, workload, platform_at),
+        RunError::Other(_) => scheduler_at(sched),
     }
-}
-
-/// Where a family's message about a run belongs: the parameter it names, else the platform
-/// when it is about the platform, else the scheduler.
-fn locate_param_message(
-    message: &str,
-    sched: &Sched,
-    workload: &[Param],
-    platform_at: &(String, Range<usize>),
-) -> (String, Range<usize>) {
-    let mut candidates: Vec<&Param> = sched.params.iter().chain(workload.iter()).collect();
-    // Longer names first, so `task_flops` wins over `task`.
-    candidates.sort_by_key(|p| std::cmp::Reverse(p.name.len()));
-    for p in candidates {
-        if contains_word(message, &p.name) {
-            return (p.field.clone(), p.span.clone());
-        }
-    }
-    if contains_word(message, "platform") {
-        return platform_at.clone();
-    }
-    (format!("{}.name", sched.field), sched.span.clone())
-}
-
-fn contains_word(text: &str, word: &str) -> bool {
-    let is_ident = |c: char| c.is_alphanumeric() || c == '_';
-    text.match_indices(word).any(|(i, _)| {
-        let before = text[..i].chars().next_back();
-        let after = text[i + word.len()..].chars().next();
-        !before.is_some_and(is_ident) && !after.is_some_and(is_ident)
-    })
 }
 
 /// The values a `where` entry keeps, as CSV text.
@@ -1065,14 +1034,6 @@ pub fn filter_values(value: &toml::Value) -> Option<Vec<String>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn words_match_whole_identifiers_only() {
-        assert!(contains_word("parameter 'k' must be > 0", "k"));
-        assert!(!contains_word("tasks must be > 0", "k"));
-        assert!(contains_word("task_flops: negative", "task_flops"));
-        assert!(!contains_word("task_flops: negative", "task"));
-    }
 
     #[test]
     fn product_varies_the_last_parameter_fastest() {

@@ -133,19 +133,7 @@ fn prepare(spec: &ParamReader) -> Result<Prepared, RunError> {
         }
     };
     let all = platform.hosts.len();
-    let nodes = match spec.optional_integer(&NODES)? {
-        Some(n) if n as usize <= all => n as usize,
-        Some(n) => {
-            return Err(RunError::param(
-                NODES.name,
-                format!("must be at most {all} (the platform's hosts), got {n}"),
-            ))
-        }
-        None => {
-            spec.default_used(NODES.name, ParamValue::Int(all as i64));
-            all
-        }
-    };
+    let nodes = spec.integer_at_most(&NODES, all as u64, "the platform's hosts")? as usize;
     let workers: Vec<HostId> = (0..all as u32)
         .map(HostId)
         .filter(|&h| h != master)

@@ -1,5 +1,94 @@
 //! The cluster model's parameters: Table 5.1 of Qin, Jiang, Zhu & Swanson (WAL-FC), and every
 //! choice the paper leaves open, each a named parameter with its default and reading.
+//!
+//! Each field an experiment sets has its parameter here ([`Param`]: name, unit, range and
+//! default, in the experiment's units), which the family reads and [`ClusterConfig::default`]
+//! takes its default from.
+
+use std::fmt;
+
+use crate::registry::Param;
+
+/// `buffer_mb`: [`ClusterConfig::buffer_bytes`] in MB.
+pub const BUFFER_MB: Param = Param::real(
+    "buffer_mb",
+    "initial I/O buffer per node (Table 5.1; unset, the platform's io_buffer of the first node when it gives one)",
+    "160",
+    0.0,
+)
+.in_unit("MB");
+/// `request_mean_kb`: [`ClusterConfig::request_mean_bytes`] in KB.
+pub const REQUEST_MEAN_KB: Param = Param::real("request_mean_kb", "mean I/O request size (§5.1)", "250", 0.0)
+    .positive()
+    .in_unit("KB");
+/// `request_sd_kb`: [`ClusterConfig::request_sd_bytes`] in KB.
+pub const REQUEST_SD_KB: Param = Param::real(
+    "request_sd_kb",
+    "standard deviation of the request size (§5.1)",
+    "50",
+    0.0,
+)
+.in_unit("KB");
+/// `page_fault_rate`: [`ClusterConfig::page_fault_rate`] per [`RATE_UNIT_S`].
+pub const PAGE_FAULT_RATE: Param = Param::real(
+    "page_fault_rate",
+    "page-fault rate mu of eq. 4.3 per rate_unit_s",
+    "2",
+    0.0,
+);
+/// `rate_unit_s`: the time unit of `page_fault_rate` and of the family's `io_rate`.
+pub const RATE_UNIT_S: Param = Param::real(
+    "rate_unit_s",
+    "time unit of the two rates (0.001 = literal No./ms)",
+    "1",
+    0.0,
+)
+.positive()
+.in_unit("s");
+/// `reaccess_rate`: [`ClusterConfig::reaccess_rate`].
+pub const REACCESS_RATE: Param = Param::real("reaccess_rate", "data re-access rate r of eq. 5.4", "3", 0.0);
+/// `context_switch_ms`: [`ClusterConfig::context_switch_s`] in ms.
+pub const CONTEXT_SWITCH_MS: Param =
+    Param::real("context_switch_ms", "context switch cost (Table 5.1)", "0.1", 0.0).in_unit("ms");
+/// `time_slice_ms`: [`ClusterConfig::time_slice_s`] in ms.
+pub const TIME_SLICE_MS: Param = Param::real(
+    "time_slice_ms",
+    "round-robin time slice (0: processor sharing)",
+    "0",
+    0.0,
+)
+.in_unit("ms");
+/// `load_info_period_s`: [`ClusterConfig::load_info_period_s`].
+pub const LOAD_INFO_PERIOD_S: Param = Param::real(
+    "load_info_period_s",
+    "period of the load exchange (0: loads always current)",
+    "0",
+    0.0,
+)
+.in_unit("s");
+/// `page_fault_service_ms`: [`ClusterConfig::page_fault_service_s`] in ms.
+pub const PAGE_FAULT_SERVICE_MS: Param = Param::real(
+    "page_fault_service_ms",
+    "page-fault service time (Table 5.1)",
+    "8.1",
+    0.0,
+)
+.in_unit("ms");
+/// `migration_fixed_s`: [`ClusterConfig::migration_fixed_s`].
+pub const MIGRATION_FIXED_S: Param = Param::real(
+    "migration_fixed_s",
+    "fixed cost e of a remote execution (eq. 4.7)",
+    "0.1",
+    0.0,
+)
+.in_unit("s");
+/// `initial_data_factor`: [`ClusterConfig::initial_data_factor`].
+pub const INITIAL_DATA_FACTOR: Param = Param::real(
+    "initial_data_factor",
+    "initial data d_u as a multiple of eq. 5.3's d_data",
+    "1",
+    0.0,
+);
 
 /// Model parameters of a homogeneous cluster and its jobs' I/O. Defaults: Table 5.1 and §5.1.
 #[derive(Clone, Debug, PartialEq)]
@@ -43,32 +132,54 @@ pub struct ClusterConfig {
 }
 
 impl Default for ClusterConfig {
+    /// Table 5.1's cluster; the fields an experiment sets take their parameter's default.
     fn default() -> ClusterConfig {
         const MB: f64 = 1e6;
         ClusterConfig {
             ram_bytes: 640.0 * MB,
-            buffer_bytes: 160.0 * MB,
+            buffer_bytes: BUFFER_MB.default_number() * MB,
             min_buffer_bytes: 0.0,
             min_user_memory_bytes: 64.0 * MB,
             seek_rotation_s: 8.0e-3,
             disk_rate_bytes_per_s: 40.0 * MB,
-            page_fault_service_s: 8.1e-3,
-            context_switch_s: 0.1e-3,
-            time_slice_s: 0.0,
-            load_info_period_s: 0.0,
-            request_mean_bytes: 250e3,
-            request_sd_bytes: 50e3,
-            page_fault_rate: 0.0,
-            reaccess_rate: 3.0,
-            migration_fixed_s: 0.1,
-            initial_data_factor: 1.0,
+            page_fault_service_s: PAGE_FAULT_SERVICE_MS.default_number() / 1e3,
+            context_switch_s: CONTEXT_SWITCH_MS.default_number() / 1e3,
+            time_slice_s: TIME_SLICE_MS.default_number() / 1e3,
+            load_info_period_s: LOAD_INFO_PERIOD_S.default_number(),
+            request_mean_bytes: REQUEST_MEAN_KB.default_number() * 1e3,
+            request_sd_bytes: REQUEST_SD_KB.default_number() * 1e3,
+            page_fault_rate: PAGE_FAULT_RATE.default_number() / RATE_UNIT_S.default_number(),
+            reaccess_rate: REACCESS_RATE.default_number(),
+            migration_fixed_s: MIGRATION_FIXED_S.default_number(),
+            initial_data_factor: INITIAL_DATA_FACTOR.default_number(),
         }
     }
 }
 
+/// A [`ClusterConfig`] value refused by [`ClusterConfig::validate`]: the field, and why.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ConfigError {
+    /// The field, e.g. `buffer_bytes`.
+    pub field: &'static str,
+    /// What is wrong, naming the field (`parameter 'buffer_bytes' = ... must ...`).
+    pub message: String,
+}
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl From<ConfigError> for String {
+    fn from(e: ConfigError) -> String {
+        e.message
+    }
+}
+
 impl ClusterConfig {
-    /// Checks every value; the message names the parameter.
-    pub fn validate(&self) -> Result<(), String> {
+    /// Checks every value; the error names the field.
+    pub fn validate(&self) -> Result<(), ConfigError> {
         let checks: [(&str, f64, f64); 16] = [
             ("time_slice_s", self.time_slice_s, 0.0),
             ("load_info_period_s", self.load_info_period_s, 0.0),
@@ -89,20 +200,24 @@ impl ClusterConfig {
         ];
         for (name, value, min) in checks {
             if !(value.is_finite() && value >= min) {
-                return Err(format!(
-                    "parameter '{name}' must be a finite number >= {min}, got {value}"
-                ));
+                return Err(ConfigError {
+                    field: name,
+                    message: format!("parameter '{name}' must be a finite number >= {min}, got {value}"),
+                });
             }
         }
         if self.buffer_bytes + self.min_user_memory_bytes > self.ram_bytes || self.min_buffer_bytes > self.buffer_bytes
         {
-            return Err(format!(
-                "parameter 'buffer_bytes' = {} must lie between min_buffer_bytes = {} and ram_bytes − \
-                 min_user_memory_bytes = {}",
-                self.buffer_bytes,
-                self.min_buffer_bytes,
-                self.ram_bytes - self.min_user_memory_bytes
-            ));
+            return Err(ConfigError {
+                field: "buffer_bytes",
+                message: format!(
+                    "parameter 'buffer_bytes' = {} must lie between min_buffer_bytes = {} and ram_bytes − \
+                     min_user_memory_bytes = {}",
+                    self.buffer_bytes,
+                    self.min_buffer_bytes,
+                    self.ram_bytes - self.min_user_memory_bytes
+                ),
+            });
         }
         Ok(())
     }

@@ -25,11 +25,16 @@
 //! 1 reads "No./ms" as per second. See the README for the sweeps under both.
 //!
 //! All model parameters (Table 5.1 and the choices the paper leaves open) are listed by
-//! `gridsim list`, with their defaults in `schedulers::cluster::ClusterConfig`.
+//! `gridsim list`. Each is one [`Param`] with its range, unit and default: the workload's here,
+//! the model's in `schedulers::cluster::config`, where `ClusterConfig::default` reads them.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+use crate::cluster::config::{
+    ConfigError, BUFFER_MB, CONTEXT_SWITCH_MS, INITIAL_DATA_FACTOR, LOAD_INFO_PERIOD_S, MIGRATION_FIXED_S,
+    PAGE_FAULT_RATE, PAGE_FAULT_SERVICE_MS, RATE_UNIT_S, REACCESS_RATE, REQUEST_MEAN_KB, REQUEST_SD_KB, TIME_SLICE_MS,
+};
 use crate::cluster::{self, registry, ClusterConfig, ClusterJob, ClusterSetup, JobLoad};
 use rand::Rng;
 use sim_core::platform::{DiskModel, HostId};
@@ -45,145 +50,99 @@ use crate::registry::{Param, PolicyInfo};
 /// The cluster job-stream family.
 pub struct ClusterFamily;
 
-/// Workload and model parameters (scheduler parameters come from the policy registry).
-const MODEL: &[Param] = &[
-    Param::described(
-        "jobs",
-        "jobs: the first N of the [workload] trace (default all), or N synthetic ones (default 10000)",
-        Param::NO_DEFAULT,
-    ),
-    Param::described(
-        "nodes",
-        "nodes used: the first N hosts with an FCFS disk (default: all)",
-        Param::NO_DEFAULT,
-    ),
-    Param::described(
-        "cpu_load",
-        "offered CPU load as a fraction of the cluster (arrivals scaled; default 0.6)",
-        Param::NO_DEFAULT,
-    ),
-    Param::described(
-        "io_rate",
-        "mean I/O access rate per rate_unit_s of CPU time (§5: 'No./ms'; default 2.8)",
-        Param::NO_DEFAULT,
-    ),
-    Param::described(
-        "page_fault_rate",
-        "page-fault rate mu of eq. 4.3 per rate_unit_s (default 2.0)",
-        Param::NO_DEFAULT,
-    ),
-    Param::described(
-        "rate_unit_s",
-        "time unit of the two rates, s (0.001 = literal No./ms; default 1)",
-        Param::NO_DEFAULT,
-    ),
-    Param::described(
-        "memory_mean_mb",
-        "mean Pareto memory demand, MB (default 4)",
-        Param::NO_DEFAULT,
-    ),
-    Param::described(
-        "memory_shape",
-        "Pareto shape of the memory demand (default 2)",
-        Param::NO_DEFAULT,
-    ),
-    Param::described(
-        "buffer_mb",
-        "initial I/O buffer per node, MB (Table 5.1: 160)",
-        Param::NO_DEFAULT,
-    ),
-    Param::described("request_mean_kb", "mean I/O request size, KB (250)", Param::NO_DEFAULT),
-    Param::described(
-        "request_sd_kb",
-        "standard deviation of the request size, KB (50)",
-        Param::NO_DEFAULT,
-    ),
-    Param::described(
-        "reaccess_rate",
-        "data re-access rate r of eq. 5.4 (default 3)",
-        Param::NO_DEFAULT,
-    ),
-    Param::described(
-        "context_switch_ms",
-        "context switch cost, ms (Table 5.1: 0.1)",
-        Param::NO_DEFAULT,
-    ),
-    Param::described(
-        "time_slice_ms",
-        "round-robin time slice, ms (default 0: processor sharing)",
-        Param::NO_DEFAULT,
-    ),
-    Param::described(
-        "load_info_period_s",
-        "period of the load exchange, s (default 0: loads always current)",
-        Param::NO_DEFAULT,
-    ),
-    Param::described(
-        "page_fault_service_ms",
-        "page-fault service time, ms (Table 5.1: 8.1)",
-        Param::NO_DEFAULT,
-    ),
-    Param::described(
-        "migration_fixed_s",
-        "fixed cost e of a remote execution, s (eq. 4.7; default 0.1)",
-        Param::NO_DEFAULT,
-    ),
-    Param::described(
-        "initial_data_factor",
-        "initial data d_u as a multiple of eq. 5.3's d_data (default 1)",
-        Param::NO_DEFAULT,
-    ),
-];
-
-/// A parameter at least `min`; `min = f64::MIN_POSITIVE` reads "> 0".
-fn number(spec: &ParamReader, name: &str, default: f64, min: f64) -> Result<f64, String> {
-    match spec.params.get(name) {
-        None => {
-            spec.default_used(name, ParamValue::Float(default));
-            Ok(default)
-        }
-        Some(v) => v.as_f64().filter(|x| x.is_finite() && *x >= min).ok_or_else(|| {
-            let bound = if min == f64::MIN_POSITIVE {
-                "> 0".to_string()
-            } else {
-                format!(">= {min}")
-            };
-            format!("parameter '{name}' must be a number {bound}, got '{v}'")
-        }),
-    }
+/// Synthetic jobs drawn when `jobs` is unset and there is no `[workload]` trace (a macro, so
+/// that the `jobs` default text quotes the number the family uses).
+macro_rules! synthetic_jobs {
+    () => {
+        10000
+    };
 }
 
-/// The experiment parameter a [`ClusterConfig`] field comes from, when it has its own.
-const CONFIG_PARAMS: &[(&str, &str)] = &[
-    ("time_slice_s", "time_slice_ms"),
-    ("load_info_period_s", "load_info_period_s"),
-    ("buffer_bytes", "buffer_mb"),
-    ("page_fault_service_s", "page_fault_service_ms"),
-    ("context_switch_s", "context_switch_ms"),
-    ("request_mean_bytes", "request_mean_kb"),
-    ("request_sd_bytes", "request_sd_kb"),
-    ("page_fault_rate", "page_fault_rate"),
-    ("reaccess_rate", "reaccess_rate"),
-    ("migration_fixed_s", "migration_fixed_s"),
-    ("initial_data_factor", "initial_data_factor"),
+const JOBS: Param = Param::integer(
+    "jobs",
+    "jobs: the first N of the [workload] trace, or N synthetic ones",
+    Param::NO_DEFAULT,
+    1.0,
+)
+.at_most(1e7)
+.computed_default(concat!("every job of the trace, else ", synthetic_jobs!()));
+const NODES: Param = Param::integer(
+    "nodes",
+    "nodes used: the first N hosts with an FCFS disk",
+    Param::NO_DEFAULT,
+    1.0,
+)
+.computed_default("every host with an FCFS disk");
+const CPU_LOAD: Param = Param::real(
+    "cpu_load",
+    "offered CPU load as a fraction of the cluster (arrivals scaled)",
+    "0.6",
+    0.0,
+)
+.positive();
+const IO_RATE: Param = Param::real(
+    "io_rate",
+    "mean I/O access rate per rate_unit_s of CPU time (§5: 'No./ms')",
+    "2.8",
+    0.0,
+);
+const MEMORY_MEAN_MB: Param = Param::real("memory_mean_mb", "mean Pareto memory demand", "4", 0.0)
+    .positive()
+    .in_unit("MB");
+const MEMORY_SHAPE: Param = Param::real(
+    "memory_shape",
+    "Pareto shape of the memory demand (above 1: a Pareto mean is finite only then)",
+    "2",
+    0.0,
+)
+.positive();
+
+/// Workload and model parameters (scheduler parameters come from the policy registry).
+const MODEL: &[Param] = &[
+    JOBS,
+    NODES,
+    CPU_LOAD,
+    IO_RATE,
+    PAGE_FAULT_RATE,
+    RATE_UNIT_S,
+    MEMORY_MEAN_MB,
+    MEMORY_SHAPE,
+    BUFFER_MB,
+    REQUEST_MEAN_KB,
+    REQUEST_SD_KB,
+    REACCESS_RATE,
+    CONTEXT_SWITCH_MS,
+    TIME_SLICE_MS,
+    LOAD_INFO_PERIOD_S,
+    PAGE_FAULT_SERVICE_MS,
+    MIGRATION_FIXED_S,
+    INITIAL_DATA_FACTOR,
 ];
 
-/// [`ClusterConfig::validate`]'s message, which names the model's fields, in terms of the
-/// experiment parameter the user set: `parameter 'buffer_mb' ...: parameter 'buffer_bytes' ...`.
-fn config_error(spec: &RunSpec, message: String) -> String {
-    let field = message
-        .strip_prefix("parameter '")
-        .and_then(|rest| rest.split_once('\''))
-        .map(|(field, _)| field);
-    match field.and_then(|f| CONFIG_PARAMS.iter().find(|(c, _)| *c == f)) {
-        Some((_, param)) if spec.params.contains_key(*param) => {
-            format!(
-                "parameter '{param}' = {} is out of range: {message}",
-                spec.params[*param]
-            )
-        }
-        // From the platform (ram_bytes, the disk, a host's io_buffer) or a default.
-        _ => format!("with platform '{}': {message}", spec.platform_name),
+/// The experiment parameter a [`ClusterConfig`] field comes from, when it has its own.
+const CONFIG_PARAMS: &[(&str, &Param)] = &[
+    ("time_slice_s", &TIME_SLICE_MS),
+    ("load_info_period_s", &LOAD_INFO_PERIOD_S),
+    ("buffer_bytes", &BUFFER_MB),
+    ("page_fault_service_s", &PAGE_FAULT_SERVICE_MS),
+    ("context_switch_s", &CONTEXT_SWITCH_MS),
+    ("request_mean_bytes", &REQUEST_MEAN_KB),
+    ("request_sd_bytes", &REQUEST_SD_KB),
+    ("page_fault_rate", &PAGE_FAULT_RATE),
+    ("reaccess_rate", &REACCESS_RATE),
+    ("migration_fixed_s", &MIGRATION_FIXED_S),
+    ("initial_data_factor", &INITIAL_DATA_FACTOR),
+];
+
+/// [`ClusterConfig::validate`]'s refusal, which names the model's field, as the run's: at the
+/// experiment parameter the field comes from when the run sets it (`parameter 'buffer_mb' = ...
+/// is out of range: parameter 'buffer_bytes' ...`), else at the platform (ram_bytes, the disk, a
+/// host's io_buffer, or a default).
+fn config_error(spec: &RunSpec, error: ConfigError) -> RunError {
+    let param = CONFIG_PARAMS.iter().find(|(field, _)| *field == error.field);
+    match param.and_then(|(_, p)| spec.params.get(p.name).map(|v| (p.name, v))) {
+        Some((name, value)) => RunError::param(name, format!("= {value} is out of range: {error}")),
+        None => RunError::platform(format!("with platform '{}': {error}", spec.platform_name)),
     }
 }
 
@@ -200,7 +159,7 @@ enum Jobs {
     CheckOnly,
 }
 
-fn prepare(spec: &ParamReader, what: Jobs) -> Result<Prepared, String> {
+fn prepare(spec: &ParamReader, what: Jobs) -> Result<Prepared, RunError> {
     let platform = &spec.platform;
     // Nodes: hosts with an FCFS disk, in platform order.
     let mut nodes = Vec::new();
@@ -213,34 +172,23 @@ fn prepare(spec: &ParamReader, what: Jobs) -> Result<Prepared, String> {
             .find(|d| matches!(platform.disks[d.0 as usize].model, DiskModel::FcfsQueue { .. }));
         if let Some(d) = disk {
             if host.state_profile.is_some() {
-                return Err(format!(
+                return Err(RunError::platform(format!(
                     "host '{}' has a state profile; the cluster model has no failures",
                     host.name
-                ));
+                )));
             }
             nodes.push(HostId(i as u32));
             disks.push(d);
         }
     }
-    if let Some(v) = spec.params.get("nodes") {
-        let n = v
-            .as_u64()
-            .filter(|&n| n >= 1 && n as usize <= nodes.len())
-            .ok_or_else(|| {
-                format!(
-                    "parameter 'nodes' must be from 1 to {} (hosts with an FCFS disk), got '{v}'",
-                    nodes.len()
-                )
-            })?;
-        nodes.truncate(n as usize);
-        disks.truncate(n as usize);
-    }
-    spec.default_used("nodes", ParamValue::Int(nodes.len() as i64));
+    let used = spec.integer_at_most(&NODES, nodes.len() as u64, "the platform's hosts with an FCFS disk")? as usize;
+    nodes.truncate(used);
+    disks.truncate(used);
     if nodes.is_empty() {
-        return Err(format!(
+        return Err(RunError::platform(format!(
             "platform '{}' has no host with an FCFS disk (`model = \"fcfs\"`); see platforms/data/walfc6.toml",
             spec.platform_name
-        ));
+        )));
     }
     let (seek, rate) = match platform.disks[disks[0].0 as usize].model {
         DiskModel::FcfsQueue {
@@ -251,58 +199,58 @@ fn prepare(spec: &ParamReader, what: Jobs) -> Result<Prepared, String> {
     };
     let host0 = platform.host(nodes[0]);
     let defaults = ClusterConfig::default();
-    let unit = number(spec, "rate_unit_s", 1.0, f64::MIN_POSITIVE)?;
+    let unit = spec.real(&RATE_UNIT_S)?;
     let config = ClusterConfig {
         ram_bytes: host0.memory_bytes.unwrap_or(defaults.ram_bytes),
-        buffer_bytes: match spec.params.get("buffer_mb") {
-            Some(_) => number(spec, "buffer_mb", 0.0, 0.0)? * 1e6,
-            None => {
-                let bytes = host0.io_buffer_bytes.unwrap_or(defaults.buffer_bytes);
-                spec.default_used("buffer_mb", ParamValue::Float(bytes / 1e6));
+        // The platform's buffer stands for the default where it gives one.
+        buffer_bytes: match host0.io_buffer_bytes {
+            Some(bytes) if !spec.params.contains_key(BUFFER_MB.name) => {
+                spec.default_used(BUFFER_MB.name, ParamValue::Float(bytes / 1e6));
                 bytes
             }
+            _ => spec.real(&BUFFER_MB)? * 1e6,
         },
         seek_rotation_s: seek,
         disk_rate_bytes_per_s: rate,
-        page_fault_service_s: number(spec, "page_fault_service_ms", defaults.page_fault_service_s * 1e3, 0.0)? / 1e3,
-        context_switch_s: number(spec, "context_switch_ms", defaults.context_switch_s * 1e3, 0.0)? / 1e3,
-        time_slice_s: number(spec, "time_slice_ms", 0.0, 0.0)? / 1e3,
-        load_info_period_s: number(spec, "load_info_period_s", 0.0, 0.0)?,
-        request_mean_bytes: number(spec, "request_mean_kb", 250.0, f64::MIN_POSITIVE)? * 1e3,
-        request_sd_bytes: number(spec, "request_sd_kb", 50.0, 0.0)? * 1e3,
-        page_fault_rate: number(spec, "page_fault_rate", 2.0, 0.0)? / unit,
-        reaccess_rate: number(spec, "reaccess_rate", defaults.reaccess_rate, 0.0)?,
-        migration_fixed_s: number(spec, "migration_fixed_s", defaults.migration_fixed_s, 0.0)?,
-        initial_data_factor: number(spec, "initial_data_factor", defaults.initial_data_factor, 0.0)?,
+        page_fault_service_s: spec.real(&PAGE_FAULT_SERVICE_MS)? / 1e3,
+        context_switch_s: spec.real(&CONTEXT_SWITCH_MS)? / 1e3,
+        time_slice_s: spec.real(&TIME_SLICE_MS)? / 1e3,
+        load_info_period_s: spec.real(&LOAD_INFO_PERIOD_S)?,
+        request_mean_bytes: spec.real(&REQUEST_MEAN_KB)? * 1e3,
+        request_sd_bytes: spec.real(&REQUEST_SD_KB)? * 1e3,
+        page_fault_rate: spec.real(&PAGE_FAULT_RATE)? / unit,
+        reaccess_rate: spec.real(&REACCESS_RATE)?,
+        migration_fixed_s: spec.real(&MIGRATION_FIXED_S)?,
+        initial_data_factor: spec.real(&INITIAL_DATA_FACTOR)?,
         ..defaults
     };
-    config.validate().map_err(|m| config_error(spec, m))?;
-    let io_rate = number(spec, "io_rate", 2.8, 0.0)? / unit;
-    let cpu_load = number(spec, "cpu_load", 0.6, f64::MIN_POSITIVE)?;
-    let memory = ParetoMemory::new(
-        number(spec, "memory_mean_mb", 4.0, f64::MIN_POSITIVE)? * 1e6,
-        number(spec, "memory_shape", 2.0, f64::MIN_POSITIVE)?,
-    )?;
-    let io = UniformIoRate::new(io_rate)?;
+    config.validate().map_err(|e| config_error(spec, e))?;
+    let io_rate = spec.real(&IO_RATE)? / unit;
+    let cpu_load = spec.real(&CPU_LOAD)?;
+    let (memory_mean_mb, memory_shape) = (spec.real(&MEMORY_MEAN_MB)?, spec.real(&MEMORY_SHAPE)?);
+    let memory = ParetoMemory::new(memory_mean_mb * 1e6, memory_shape).map_err(|e| {
+        // The law needs a shape above 1; past that, only a mean too small to scale is refused.
+        let param = if memory_shape > 1.0 {
+            MEMORY_MEAN_MB
+        } else {
+            MEMORY_SHAPE
+        };
+        RunError::param(param.name, format!("is refused by the Pareto memory demand: {e}"))
+    })?;
+    let io = UniformIoRate::new(io_rate)
+        .map_err(|e| RunError::param(IO_RATE.name, format!("/ rate_unit_s is out of range: {e}")))?;
 
     // CPU demands and raw arrivals: the trace, or synthetic lifetimes.
-    let limit = match spec.params.get("jobs") {
-        Some(v) => Some(
-            v.as_u64()
-                .filter(|&n| (1..=10_000_000).contains(&n))
-                .ok_or_else(|| format!("parameter 'jobs' must be an integer from 1 to 10000000, got '{v}'"))?
-                as usize,
-        ),
-        None => None,
-    };
+    let limit = spec.optional_integer(&JOBS)?.map(|n| n as usize);
+    let synthetic = limit.unwrap_or(synthetic_jobs!());
     let count = match &spec.workload {
         Some(w) => w.jobs.len().min(limit.unwrap_or(usize::MAX)),
-        None => limit.unwrap_or(10_000),
+        None => synthetic,
     };
     if count == 0 {
         return Err("the workload has no job".into());
     }
-    spec.default_used("jobs", ParamValue::Int(count as i64));
+    spec.default_used(JOBS.name, ParamValue::Int(count as i64));
     let demands: Vec<(f64, f64)> = match &spec.workload {
         _ if what == Jobs::CheckOnly => Vec::new(),
         Some(w) => w
@@ -317,7 +265,7 @@ fn prepare(spec: &ParamReader, what: Jobs) -> Result<Prepared, String> {
             let mut times = rng::stream(spec.seed, PoissonArrivals::STREAM);
             let mut sizes = rng::stream(spec.seed, HbdLifetime::STREAM);
             let mut t = 0.0;
-            (0..limit.unwrap_or(10_000))
+            (0..synthetic)
                 .map(|_| {
                     t += arrivals.next_gap(&mut times);
                     (t, lifetime.sample(&mut sizes))
@@ -371,7 +319,7 @@ fn prepare(spec: &ParamReader, what: Jobs) -> Result<Prepared, String> {
         }
         let x = value
             .as_f64()
-            .ok_or_else(|| format!("parameter '{name}' must be a number, got '{value}'"))?;
+            .ok_or_else(|| RunError::param(name, format!("must be a number, got '{value}'")))?;
         policy_params.insert(name.clone(), x);
     }
     let built = registry::build(&spec.scheduler, &policy_params)?;
@@ -510,123 +458,117 @@ impl Family for ClusterFamily {
     }
 
     fn validate(&self, spec: &RunSpec) -> Result<UsedParams, RunError> {
-        (|| -> Result<UsedParams, String> {
-            let reader = ParamReader::new(spec);
-            prepare(&reader, Jobs::CheckOnly)?;
-            Ok(reader.used())
-        })()
-        .map_err(RunError::Other)
+        let reader = ParamReader::new(spec);
+        prepare(&reader, Jobs::CheckOnly)?;
+        Ok(reader.used())
     }
 
     fn run(&self, spec: &RunSpec) -> Result<RunOutput, RunError> {
-        (|| -> Result<RunOutput, String> {
-            let prepared = prepare(&ParamReader::new(spec), Jobs::Build)?;
-            let built = registry::build(&spec.scheduler, &prepared.policy_params)?;
-            let engine = Engine::new(Arc::clone(&spec.platform)).map_err(|e| e.to_string())?;
-            let nodes = prepared.setup.nodes.len();
-            let jobs = prepared.setup.jobs.len() as u64;
-            let (outcome, stats) = cluster::run(engine, prepared.setup, built.balancer, built.controller, spec.seed)?;
-            // Nodes never fail here (state profiles are refused), so every job should finish; if the
-            // engine ever ran out of events first, the run's averages would cover part of the stream.
-            let incomplete = (outcome.completed < jobs).then(|| {
-                format!(
-                    "incomplete: {} of {jobs} jobs done (the last at {} s); the simulation ran out of events first",
-                    outcome.completed, outcome.makespan_s
-                )
-            });
-            let mut sorted = outcome.slowdowns.clone();
-            sorted.sort_by(f64::total_cmp);
-            let n = sorted.len().max(1) as f64;
-            let makespan = outcome.makespan_s.max(f64::MIN_POSITIVE);
-            let utilisation: Vec<f64> = outcome.disk_busy_s.iter().map(|b| b / makespan).collect();
-            let mut metrics = BTreeMap::new();
-            let mut put = |k: &str, v: f64| {
-                metrics.insert(k.to_string(), v);
-            };
-            put("mean_slowdown", sorted.iter().sum::<f64>() / n);
-            put("median_slowdown", nearest_rank(&sorted, 0.5));
-            put("p95_slowdown", nearest_rank(&sorted, 0.95));
-            put("max_slowdown", sorted.last().copied().unwrap_or(f64::NAN));
-            put("jobs_done", outcome.completed as f64);
-            put("migrations", outcome.migrations as f64);
-            put(
-                "hit_rate",
-                if outcome.accesses > 0 {
-                    outcome.hits as f64 / outcome.accesses as f64
-                } else {
-                    0.0
-                },
-            );
-            put("page_faults", outcome.page_faults as f64);
-            put("disk_utilisation_mean", utilisation.iter().sum::<f64>() / nodes as f64);
-            put("disk_utilisation_max", utilisation.iter().copied().fold(0.0, f64::max));
-            put("makespan_s", outcome.makespan_s);
-            if let Some(last) = outcome.control.last() {
-                put("final_w_io", last.w_io);
-                put("final_buffer_mb", last.buffer_bytes / 1e6);
-            }
-            let mut tables = BTreeMap::new();
-            let wants = |t: &str| spec.tables.iter().any(|x| x == t);
-            if wants("slowdown_quantiles") {
-                let rows = (1..=100)
-                    .map(|k| {
-                        let q = k as f64 / 100.0;
-                        vec![ParamValue::Float(q), ParamValue::Float(nearest_rank(&sorted, q))]
-                    })
-                    .collect();
-                tables.extend([declared_table(TABLES, "slowdown_quantiles", rows)?]);
-            }
-            if wants("nodes") {
-                let rows = utilisation
-                    .iter()
-                    .enumerate()
-                    .map(|(i, u)| vec![ParamValue::Int(i as i64 + 1), ParamValue::Float(*u)])
-                    .collect();
-                tables.extend([declared_table(TABLES, "nodes", rows)?]);
-            }
-            if wants("control") {
-                // At most ~1000 points: every k-th step and the last.
-                let step = outcome.control.len().div_ceil(1000).max(1);
-                let rows = outcome
-                    .control
-                    .iter()
-                    .enumerate()
-                    .filter(|(i, _)| i % step == 0 || *i + 1 == outcome.control.len())
-                    .map(|(_, c)| {
-                        vec![
-                            ParamValue::Float(c.time_s),
-                            ParamValue::Float(c.w_io),
-                            ParamValue::Float(c.buffer_bytes / 1e6),
-                        ]
-                    })
-                    .collect();
-                tables.extend([declared_table(TABLES, "control", rows)?]);
-            }
-            if wants("jobs") {
-                let rows = outcome
-                    .jobs
-                    .iter()
-                    .map(|j| {
-                        vec![
-                            ParamValue::Int(j.index as i64),
-                            ParamValue::Int(j.home as i64 + 1),
-                            ParamValue::Int(j.node as i64 + 1),
-                            ParamValue::Float(j.arrival_s),
-                            ParamValue::Float(j.finish_s),
-                            ParamValue::Float(j.dedicated_s),
-                            ParamValue::Float(j.slowdown),
-                        ]
-                    })
-                    .collect();
-                tables.extend([declared_table(TABLES, "jobs", rows)?]);
-            }
-            Ok(RunOutput {
-                metrics,
-                events: stats.events,
-                tables,
-                incomplete,
-            })
-        })()
-        .map_err(RunError::Other)
+        let prepared = prepare(&ParamReader::new(spec), Jobs::Build)?;
+        let built = registry::build(&spec.scheduler, &prepared.policy_params)?;
+        let engine = Engine::new(Arc::clone(&spec.platform)).map_err(|e| e.to_string())?;
+        let nodes = prepared.setup.nodes.len();
+        let jobs = prepared.setup.jobs.len() as u64;
+        let (outcome, stats) = cluster::run(engine, prepared.setup, built.balancer, built.controller, spec.seed)?;
+        // Nodes never fail here (state profiles are refused), so every job should finish; if the
+        // engine ever ran out of events first, the run's averages would cover part of the stream.
+        let incomplete = (outcome.completed < jobs).then(|| {
+            format!(
+                "incomplete: {} of {jobs} jobs done (the last at {} s); the simulation ran out of events first",
+                outcome.completed, outcome.makespan_s
+            )
+        });
+        let mut sorted = outcome.slowdowns.clone();
+        sorted.sort_by(f64::total_cmp);
+        let n = sorted.len().max(1) as f64;
+        let makespan = outcome.makespan_s.max(f64::MIN_POSITIVE);
+        let utilisation: Vec<f64> = outcome.disk_busy_s.iter().map(|b| b / makespan).collect();
+        let mut metrics = BTreeMap::new();
+        let mut put = |k: &str, v: f64| {
+            metrics.insert(k.to_string(), v);
+        };
+        put("mean_slowdown", sorted.iter().sum::<f64>() / n);
+        put("median_slowdown", nearest_rank(&sorted, 0.5));
+        put("p95_slowdown", nearest_rank(&sorted, 0.95));
+        put("max_slowdown", sorted.last().copied().unwrap_or(f64::NAN));
+        put("jobs_done", outcome.completed as f64);
+        put("migrations", outcome.migrations as f64);
+        put(
+            "hit_rate",
+            if outcome.accesses > 0 {
+                outcome.hits as f64 / outcome.accesses as f64
+            } else {
+                0.0
+            },
+        );
+        put("page_faults", outcome.page_faults as f64);
+        put("disk_utilisation_mean", utilisation.iter().sum::<f64>() / nodes as f64);
+        put("disk_utilisation_max", utilisation.iter().copied().fold(0.0, f64::max));
+        put("makespan_s", outcome.makespan_s);
+        if let Some(last) = outcome.control.last() {
+            put("final_w_io", last.w_io);
+            put("final_buffer_mb", last.buffer_bytes / 1e6);
+        }
+        let mut tables = BTreeMap::new();
+        let wants = |t: &str| spec.tables.iter().any(|x| x == t);
+        if wants("slowdown_quantiles") {
+            let rows = (1..=100)
+                .map(|k| {
+                    let q = k as f64 / 100.0;
+                    vec![ParamValue::Float(q), ParamValue::Float(nearest_rank(&sorted, q))]
+                })
+                .collect();
+            tables.extend([declared_table(TABLES, "slowdown_quantiles", rows)?]);
+        }
+        if wants("nodes") {
+            let rows = utilisation
+                .iter()
+                .enumerate()
+                .map(|(i, u)| vec![ParamValue::Int(i as i64 + 1), ParamValue::Float(*u)])
+                .collect();
+            tables.extend([declared_table(TABLES, "nodes", rows)?]);
+        }
+        if wants("control") {
+            // At most ~1000 points: every k-th step and the last.
+            let step = outcome.control.len().div_ceil(1000).max(1);
+            let rows = outcome
+                .control
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| i % step == 0 || *i + 1 == outcome.control.len())
+                .map(|(_, c)| {
+                    vec![
+                        ParamValue::Float(c.time_s),
+                        ParamValue::Float(c.w_io),
+                        ParamValue::Float(c.buffer_bytes / 1e6),
+                    ]
+                })
+                .collect();
+            tables.extend([declared_table(TABLES, "control", rows)?]);
+        }
+        if wants("jobs") {
+            let rows = outcome
+                .jobs
+                .iter()
+                .map(|j| {
+                    vec![
+                        ParamValue::Int(j.index as i64),
+                        ParamValue::Int(j.home as i64 + 1),
+                        ParamValue::Int(j.node as i64 + 1),
+                        ParamValue::Float(j.arrival_s),
+                        ParamValue::Float(j.finish_s),
+                        ParamValue::Float(j.dedicated_s),
+                        ParamValue::Float(j.slowdown),
+                    ]
+                })
+                .collect();
+            tables.extend([declared_table(TABLES, "jobs", rows)?]);
+        }
+        Ok(RunOutput {
+            metrics,
+            events: stats.events,
+            tables,
+            incomplete,
+        })
     }
 }

@@ -1,4 +1,65 @@
 //! The runtime's parameters, with GUM's defaults where its sources give one.
+//!
+//! Each field an experiment sets has its parameter here ([`Param`]: name, unit, range and
+//! default, in the experiment's units), which the family reads and [`StealConfig::default`]
+//! takes its default from.
+
+use crate::registry::Param;
+
+/// `thread_limit`: [`StealConfig::thread_limit`].
+pub const THREAD_LIMIT: Param = Param::integer(
+    "thread_limit",
+    "live threads per PE (GUM maxThreads; the paper's thread limit: 1)",
+    "1024",
+    1.0,
+)
+.at_most((1u64 << 20) as f64);
+/// `limit_counts_main`: [`StealConfig::limit_counts_main`].
+pub const LIMIT_COUNTS_MAIN: Param = Param::flag(
+    "limit_counts_main",
+    "1: the main thread counts against PE 0's thread limit; 0: only spark threads, as GUM",
+    "0",
+);
+/// `time_slice_ms`: [`StealConfig::time_slice_s`] in ms; below 1 us a run would take ~1e6 events
+/// per simulated second per PE.
+pub const TIME_SLICE_MS: Param =
+    Param::real("time_slice_ms", "round-robin time slice (GHC's)", "20", 0.001).in_unit("ms");
+/// `hop_limit`: [`StealConfig::hop_limit`].
+pub const HOP_LIMIT: Param = Param::integer(
+    "hop_limit",
+    "forwards before a FISH goes home (GUM FISH_LIFE_EXPECTANCY)",
+    "10",
+    0.0,
+)
+.at_most(1000.0);
+/// `fish_delay_ms`: [`StealConfig::fish_delay_s`] in ms.
+pub const FISH_DELAY_MS: Param = Param::real(
+    "fish_delay_ms",
+    "wait after a FISH comes home (GUM FISH_DELAY)",
+    "1",
+    0.0,
+)
+.at_most(1e9)
+.in_unit("ms");
+/// `message_flops`: [`StealConfig::message_flops`].
+pub const MESSAGE_FLOPS: Param = Param::real(
+    "message_flops",
+    "CPU work to handle one message (the default is 0.1 ms at 1395 MHz)",
+    "1.4e5",
+    0.0,
+)
+.in_unit("flop");
+/// `header_bytes`: [`StealConfig::header_bytes`].
+pub const HEADER_BYTES: Param =
+    Param::real("header_bytes", "bytes of every message besides its payload", "64", 0.0).in_unit("B");
+/// `control_bytes`: [`StealConfig::control_bytes`].
+pub const CONTROL_BYTES: Param = Param::real(
+    "control_bytes",
+    "payload of FISH, FETCH, ACK and startup messages",
+    "32",
+    0.0,
+)
+.in_unit("B");
 
 /// Parameters of the GUM runtime model (see the module docs of [`super::runtime`]).
 #[derive(Clone, Debug, PartialEq)]
@@ -32,16 +93,17 @@ pub struct StealConfig {
 }
 
 impl Default for StealConfig {
+    /// Every parameter's default.
     fn default() -> Self {
         StealConfig {
-            thread_limit: 1024,
-            limit_counts_main: false,
-            time_slice_s: 0.02,
-            hop_limit: 10,
-            fish_delay_s: 0.001,
-            message_flops: 1.4e5,
-            header_bytes: 64.0,
-            control_bytes: 32.0,
+            thread_limit: THREAD_LIMIT.default_number() as usize,
+            limit_counts_main: LIMIT_COUNTS_MAIN.default_number() == 1.0,
+            time_slice_s: TIME_SLICE_MS.default_number() / 1e3,
+            hop_limit: HOP_LIMIT.default_number() as u32,
+            fish_delay_s: FISH_DELAY_MS.default_number() / 1e3,
+            message_flops: MESSAGE_FLOPS.default_number(),
+            header_bytes: HEADER_BYTES.default_number(),
+            control_bytes: CONTROL_BYTES.default_number(),
             startup_exchange: true,
             record_activity: false,
         }

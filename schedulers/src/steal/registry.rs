@@ -8,6 +8,8 @@ use super::policy::StealPolicy;
 pub use super::{infos, POLICIES};
 pub use crate::registry::PolicyInfo;
 
+use crate::family::RunError;
+
 /// What a work-stealing entry builds: a maker of each PE's policy object, given the PE count.
 pub struct Makers(Box<dyn Fn(usize) -> Box<dyn StealPolicy> + Send + Sync>);
 
@@ -20,7 +22,7 @@ impl Makers {
 
 /// One policy object per PE for the policy `name` with `params`; errors name the bad
 /// parameter and list the valid names.
-pub fn build(name: &str, params: &BTreeMap<String, f64>, pes: usize) -> Result<Vec<Box<dyn StealPolicy>>, String> {
+pub fn build(name: &str, params: &BTreeMap<String, f64>, pes: usize) -> Result<Vec<Box<dyn StealPolicy>>, RunError> {
     let makers = crate::registry::build_entry(POLICIES, "work-stealing", name, params)?;
     Ok((0..pes).map(|_| (makers.0)(pes)).collect())
 }

@@ -42,7 +42,8 @@
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 
-use super::{check_nodes, Params};
+use super::check_nodes;
+use crate::registry::{Param, ParamError, Values};
 use crate::steal::program::{Node, Program};
 
 /// Largest number of images accepted (one spark each).
@@ -54,15 +55,58 @@ pub const MAX_N: u64 = 100_000;
 /// Largest packed entry accepted, bytes.
 pub const MAX_ENTRY_BYTES: u64 = 1 << 20;
 
+/// `linsolv_primes`: k.
+pub const PRIMES: Param = Param::integer(
+    "linsolv_primes",
+    "homomorphic images (primes), one spark each",
+    "32",
+    1.0,
+)
+.at_most(MAX_PRIMES as f64);
+
+/// `linsolv_n`: n.
+pub const N: Param = Param::integer("linsolv_n", "matrix dimension n", "60", 1.0).at_most(MAX_N as f64);
+
+/// `linsolv_tail`: below 1, or the tail would be all the work.
+pub const TAIL: Param = Param::real(
+    "linsolv_tail",
+    "sequential tail (rational reconstruction, check) as a fraction of all work",
+    "0.1",
+    0.0,
+)
+.at_most(0.95);
+
+/// `linsolv_entry_bytes`.
+pub const ENTRY_BYTES: Param = Param::integer(
+    "linsolv_entry_bytes",
+    "packed size of one multi-word matrix entry",
+    "32",
+    1.0,
+)
+.at_most(MAX_ENTRY_BYTES as f64)
+.in_unit("B");
+
+/// `linsolv_jitter`: below 1, so that every image costs more than nothing.
+pub const JITTER: Param = Param::real(
+    "linsolv_jitter",
+    "per-image cost factor drawn uniformly from 1 ± jitter",
+    "0.1",
+    0.0,
+)
+.at_most(0.9);
+
+/// The program's parameters, for its registry entry.
+pub const PARAMS: &[Param] = &[PRIMES, N, TAIL, ENTRY_BYTES, JITTER];
+
 /// The spark tree of the `linsolv_*` parameters, in relative units, drawing the per-image
 /// factors from `rng`.
-pub(super) fn generate(p: &Params, rng: &mut ChaCha8Rng) -> Result<Program, String> {
-    let k = p.int("linsolv_primes", 1, MAX_PRIMES)?;
-    let n = p.int("linsolv_n", 1, MAX_N)? as f64;
-    let tail = p.real("linsolv_tail", 0.0, 0.95)?;
-    let entry_bytes = p.int("linsolv_entry_bytes", 1, MAX_ENTRY_BYTES)?;
-    let jitter = p.real("linsolv_jitter", 0.0, 0.9)?;
-    check_nodes(p, u128::from(k) + 1, &format!("linsolv_primes = {k}"))?;
+pub(super) fn generate(p: &Values, rng: &mut ChaCha8Rng) -> Result<Program, ParamError> {
+    let k = p.integer(PRIMES.name)?;
+    let n = p.integer(N.name)? as f64;
+    let tail = p.real(TAIL.name)?;
+    let entry_bytes = p.integer(ENTRY_BYTES.name)?;
+    let jitter = p.real(JITTER.name)?;
+    check_nodes(&PRIMES, u128::from(k) + 1, &format!("linsolv_primes = {k}"))?;
 
     let words = entry_bytes.div_ceil(8) as f64;
     let entry_bytes = entry_bytes as f64;
@@ -107,12 +151,11 @@ mod tests {
 
     fn build(pairs: &[(&str, f64)], seed: u64) -> Program {
         let map: BTreeMap<String, f64> = pairs.iter().map(|&(k, v)| (k.to_string(), v)).collect();
-        let p = Params {
-            program: "linsolv",
-            entry: super::super::test_entry("linsolv"),
-            map: &map,
-        };
-        generate(&p, &mut ChaCha8Rng::seed_from_u64(seed)).unwrap()
+        generate(
+            &super::super::test_values("linsolv", &map),
+            &mut ChaCha8Rng::seed_from_u64(seed),
+        )
+        .unwrap()
     }
 
     #[test]

@@ -37,57 +37,37 @@ use rand_chacha::ChaCha8Rng;
 
 use super::program::{Program, MAX_NODES};
 use crate::family::RunError;
-use crate::registry::Param;
+use crate::registry::lookup;
 pub use crate::registry::PolicyInfo;
-use crate::registry::{lookup, value_or_default};
+use crate::registry::{Param, ParamError, Values};
 
 pub mod lin_solv;
 pub mod queens;
 pub mod raytracer;
 pub mod sum_euler;
 
-/// Every program: its name, one line, and its parameters (name, meaning, default).
+/// Every program: its name, one line, and its parameters (each declared, with its kind, range
+/// and default, in the program's own module).
 pub const PROGRAMS: &[PolicyInfo] = &[
     PolicyInfo {
         name: "queens",
         description: "N-queens backtracking search; the search tree is sparked down to a depth (divide and conquer, regular)",
-        params: &[
-            Param::described("queens_board", "board size N (4 to 15)", "12"),
-            Param::described("queens_depth", "rows whose placements spark their children (1 to N)", "2"),
-        ],
+        params: queens::PARAMS,
     },
     PolicyInfo {
         name: "sumeuler",
         description: "sum of Euler's totient over [1..n], parListChunk over the list (data parallel, limited irregularity)",
-        params: &[
-            Param::described("sumeuler_n", "upper end n of [1..n]", "20000"),
-            Param::described("sumeuler_chunk", "list elements per chunk spark", "100"),
-        ],
+        params: sum_euler::PARAMS,
     },
     PolicyInfo {
         name: "linsolv",
         description: "exact linear system solver by multiple homomorphic images and Chinese remaindering (data parallel, limited irregularity)",
-        params: &[
-            Param::described("linsolv_primes", "homomorphic images (primes), one spark each", "32"),
-            Param::described("linsolv_n", "matrix dimension n", "60"),
-            Param::described("linsolv_tail", "sequential tail (rational reconstruction, check) as a fraction of all work", "0.1"),
-            Param::described("linsolv_entry_bytes", "packed size of one multi-word matrix entry, bytes", "32"),
-            Param::described("linsolv_jitter", "per-image cost factor drawn uniformly from 1 ± jitter", "0.1"),
-        ],
+        params: lin_solv::PARAMS,
     },
     PolicyInfo {
         name: "raytracer",
         description: "ray tracer over a random scene of sphere clusters, sparked as blocks of rows (data parallel, high irregularity)",
-        params: &[
-            Param::described("raytracer_width", "image width, pixels", "400"),
-            Param::described("raytracer_height", "image height, pixels (rows)", "400"),
-            Param::described("raytracer_block_rows", "rows per spark", "4"),
-            Param::described("raytracer_objects", "spheres in the scene", "24"),
-            Param::described("raytracer_depth", "maximum reflection depth", "4"),
-            Param::described("raytracer_samples", "evenly spaced columns traced per row (the row's cost is scaled from them)", "32"),
-            Param::described("raytracer_pareto_shape", "0: costs from the scene; > 0: i.i.d. bounded-Pareto block costs of this shape", "0"),
-            Param::described("raytracer_pareto_ratio", "largest / smallest bounded-Pareto block cost", "1000"),
-        ],
+        params: raytracer::PARAMS,
     },
 ];
 
@@ -112,18 +92,16 @@ pub fn build(
             "program '{name}': total_flops must be a finite number from {lo:e} to {hi:e}, got {total_flops}"
         )));
     }
-    let p = Params {
-        program: name,
-        entry,
-        map: params,
-    };
-    let mut program = match name {
-        "queens" => queens::generate(&p)?,
-        "sumeuler" => sum_euler::generate(&p)?,
-        "linsolv" => lin_solv::generate(&p, rng)?,
-        "raytracer" => raytracer::generate(&p, rng)?,
+    let p = Values::new(entry, params);
+    let generated = match name {
+        "queens" => queens::generate(&p),
+        "sumeuler" => sum_euler::generate(&p),
+        "linsolv" => lin_solv::generate(&p, rng),
+        "raytracer" => raytracer::generate(&p, rng),
         _ => return Err(format!("program '{name}' is listed but has no generator").into()),
     };
+    let mut program = generated
+        .map_err(|e| RunError::Param(ParamError::new(&e.param, format!("of program '{name}' {}", e.message))))?;
     scale_to(&mut program, total_flops)?;
     program.validate()?;
     Ok(program)
@@ -160,70 +138,22 @@ fn scale_to(program: &mut Program, total: f64) -> Result<(), String> {
     Ok(())
 }
 
-/// The registry entry of program `name`, for tests that build a generator's [`Params`].
+/// The values `params` of program `name` read against its registry entry, for tests that call a
+/// generator.
 #[cfg(test)]
-pub(crate) fn test_entry(name: &str) -> &'static PolicyInfo {
-    PROGRAMS.iter().find(|p| p.name == name).expect("a listed program")
+pub(crate) fn test_values<'a>(name: &str, params: &'a BTreeMap<String, f64>) -> Values<'a> {
+    let entry = PROGRAMS.iter().find(|p| p.name == name).expect("a listed program");
+    Values::new(entry, params)
 }
 
-/// A program's parameters, checked one at a time against their documented ranges.
-pub(crate) struct Params<'a> {
-    program: &'a str,
-    /// The program's registry entry, where its defaults are written.
-    entry: &'a PolicyInfo,
-    map: &'a BTreeMap<String, f64>,
-}
-
-impl Params<'_> {
-    /// Parameter `key` (or its registry default) as an integer in `min..=max`.
-    pub(crate) fn int(&self, key: &str, min: u64, max: u64) -> Result<u64, String> {
-        self.int_named(key, min, max, "")
-    }
-
-    /// As [`Params::int`], with `max` coming from another parameter, named in the error by `why`
-    /// (e.g. "queens_board").
-    pub(crate) fn int_named(&self, key: &str, min: u64, max: u64, why: &str) -> Result<u64, String> {
-        let x = value_or_default(self.entry, self.map, key)?;
-        // `min` and `max` are far below 2^53, so the comparisons are exact and the cast is too.
-        if x.is_finite() && x.fract() == 0.0 && x >= min as f64 && x <= max as f64 {
-            return Ok(x as u64);
-        }
-        let why = if why.is_empty() {
-            String::new()
-        } else {
-            format!(" ({why})")
-        };
-        Err(format!(
-            "program '{}': parameter '{key}' must be an integer from {min} to {max}{why}, got {x}",
-            self.program
-        ))
-    }
-
-    /// Parameter `key` (or its registry default) as a finite number in `min..=max`.
-    pub(crate) fn real(&self, key: &str, min: f64, max: f64) -> Result<f64, String> {
-        let x = value_or_default(self.entry, self.map, key)?;
-        if x.is_finite() && x >= min && x <= max {
-            return Ok(x);
-        }
-        Err(format!(
-            "program '{}': parameter '{key}' must be a number from {min} to {max}, got {x}",
-            self.program
-        ))
-    }
-
-    /// An error about this program (e.g. a combination of parameters too large to generate).
-    pub(crate) fn error(&self, what: String) -> String {
-        format!("program '{}': {what}", self.program)
-    }
-}
-
-/// Refuses a program of `nodes` nodes when that exceeds [`MAX_NODES`]; `because` names the
-/// parameters responsible.
-pub(crate) fn check_nodes(p: &Params, nodes: u128, because: &str) -> Result<(), String> {
+/// Refuses a program of `nodes` nodes when that exceeds [`MAX_NODES`], at `param`; `because`
+/// names the parameters responsible.
+pub(crate) fn check_nodes(param: &Param, nodes: u128, because: &str) -> Result<(), ParamError> {
     if nodes > MAX_NODES as u128 {
-        return Err(p.error(format!(
-            "{because} give {nodes} nodes; at most {MAX_NODES} are simulated"
-        )));
+        return Err(ParamError::new(
+            param.name,
+            format!("is refused: {because} give {nodes} nodes; at most {MAX_NODES} are simulated"),
+        ));
     }
     Ok(())
 }

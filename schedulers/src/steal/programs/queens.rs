@@ -36,7 +36,7 @@
 //! 1.1e9 search-tree nodes, beyond the ~2 s generation bound, and [`SEARCH_BUDGET`] guards the
 //! enumeration in any case.
 
-use super::Params;
+use crate::registry::{Param, ParamError, Values};
 use crate::steal::program::{Node, NodeId, Program, MAX_NODES};
 
 /// Cost of one search-tree node (generating its safe children), in the program's relative unit.
@@ -56,6 +56,22 @@ pub const MAX_BOARD: u64 = 15;
 /// Most search-tree nodes one generation may visit (N = 15 visits 1.7e8, in about 1.2 s at
 /// 7 ns per node): a guard on generation time independent of [`MAX_BOARD`].
 pub const SEARCH_BUDGET: u64 = 200_000_000;
+
+/// `queens_board`: N.
+pub const BOARD: Param =
+    Param::integer("queens_board", "board size N", "12", MIN_BOARD as f64).at_most(MAX_BOARD as f64);
+
+/// `queens_depth`: the cut; at most `queens_board` too, which [`generate`] checks.
+pub const DEPTH: Param = Param::integer(
+    "queens_depth",
+    "rows whose placements spark their children (at most N)",
+    "2",
+    1.0,
+)
+.at_most(MAX_BOARD as f64);
+
+/// The program's parameters, for its registry entry.
+pub const PARAMS: &[Param] = &[BOARD, DEPTH];
 
 /// The partial placement at a search-tree node, as bit masks over the N columns: occupied
 /// columns, and the squares of the current row attacked along either diagonal.
@@ -203,23 +219,35 @@ impl Builder {
 }
 
 /// The spark tree of `queens_board` / `queens_depth`, in relative units.
-pub(super) fn generate(p: &Params) -> Result<Program, String> {
-    let board = p.int("queens_board", MIN_BOARD, MAX_BOARD)?;
-    let cut = p.int_named("queens_depth", 1, board, "queens_board")?;
-    tree(p, board as u32, cut as u32, SEARCH_BUDGET)
+pub(super) fn generate(p: &Values) -> Result<Program, ParamError> {
+    let board = p.integer(BOARD.name)?;
+    let cut = p.integer(DEPTH.name)?;
+    if cut > board {
+        return Err(ParamError::new(
+            DEPTH.name,
+            format!(
+                "must be an integer from {} to queens_board = {board}, got {cut}",
+                DEPTH.min
+            ),
+        ));
+    }
+    tree(board as u32, cut as u32, SEARCH_BUDGET)
 }
 
 /// Builds the tree once its size is known to fit, with `budget` search-tree nodes at most.
-fn tree(p: &Params, board: u32, cut: u32, budget: u64) -> Result<Program, String> {
+fn tree(board: u32, cut: u32, budget: u64) -> Result<Program, ParamError> {
     let full = (1u32 << board) - 1;
     // Count the sparks first, stopping early, so an oversized tree is refused before allocation.
     let mut sparks = 0;
     nodes_above(Placement::EMPTY, 0, cut, full, MAX_NODES as u64, &mut sparks);
     if sparks > MAX_NODES as u64 {
-        return Err(p.error(format!(
-            "queens_board = {board} and queens_depth = {cut} give more than {MAX_NODES} nodes; at most {MAX_NODES} \
-             are simulated (lower queens_depth)"
-        )));
+        return Err(ParamError::new(
+            DEPTH.name,
+            format!(
+                "is refused: queens_board = {board} and queens_depth = {cut} give more than {MAX_NODES} nodes; at \
+                 most {MAX_NODES} are simulated (lower queens_depth)"
+            ),
+        ));
     }
     let mut builder = Builder {
         board,
@@ -229,9 +257,12 @@ fn tree(p: &Params, board: u32, cut: u32, budget: u64) -> Result<Program, String
         nodes: Vec::with_capacity(sparks as usize),
     };
     builder.spark(Placement::EMPTY, 0).map_err(|OverBudget| {
-        p.error(format!(
-            "queens_board = {board}: the search visits more than {budget} nodes, beyond the generation-time bound"
-        ))
+        ParamError::new(
+            BOARD.name,
+            format!(
+                "= {board} is refused: the search visits more than {budget} nodes, beyond the generation-time bound"
+            ),
+        )
     })?;
     Ok(Program {
         name: "queens".into(),
@@ -258,13 +289,7 @@ mod tests {
     use super::*;
 
     fn build(board: u32, cut: u32) -> Program {
-        let map = BTreeMap::new();
-        let p = Params {
-            program: "queens",
-            entry: super::super::test_entry("queens"),
-            map: &map,
-        };
-        tree(&p, board, cut, SEARCH_BUDGET).unwrap()
+        tree(board, cut, SEARCH_BUDGET).unwrap()
     }
 
     #[test]
@@ -324,15 +349,19 @@ mod tests {
 
     #[test]
     fn the_budget_bounds_the_search() {
-        let map = BTreeMap::new();
-        let p = Params {
-            program: "queens",
-            entry: super::super::test_entry("queens"),
-            map: &map,
-        };
-        let err = tree(&p, 10, 2, 1000).unwrap_err();
-        assert!(err.contains("queens_board") && err.contains("1000"), "{err}");
-        let err = tree(&p, 15, 15, SEARCH_BUDGET).unwrap_err();
-        assert!(err.contains("queens_depth") && err.contains("at most"), "{err}");
+        let err = tree(10, 2, 1000).unwrap_err();
+        assert!(err.param == "queens_board" && err.message.contains("1000"), "{err}");
+        let err = tree(15, 15, SEARCH_BUDGET).unwrap_err();
+        assert!(err.param == "queens_depth" && err.message.contains("at most"), "{err}");
+    }
+
+    #[test]
+    fn the_depth_is_at_most_the_board() {
+        let map = BTreeMap::from([("queens_board".to_string(), 8.0), ("queens_depth".to_string(), 9.0)]);
+        let err = generate(&super::super::test_values("queens", &map)).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "parameter 'queens_depth' must be an integer from 1 to queens_board = 8, got 9"
+        );
     }
 }

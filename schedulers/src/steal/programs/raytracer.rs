@@ -53,7 +53,8 @@
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 
-use super::{check_nodes, Params};
+use super::check_nodes;
+use crate::registry::{Param, ParamError, Values};
 use crate::steal::program::{Node, Program};
 
 /// Spheres per cluster (the last clusters may hold one fewer).
@@ -77,6 +78,70 @@ pub const MAX_OBJECTS: u64 = 10_000;
 
 /// Largest reflection depth accepted.
 pub const MAX_DEPTH: u64 = 32;
+
+/// Smallest non-zero `raytracer_pareto_shape` accepted.
+pub const MIN_PARETO_SHAPE: f64 = 0.01;
+
+/// `raytracer_width`.
+pub const WIDTH: Param = Param::integer("raytracer_width", "image width", "400", 1.0)
+    .at_most(MAX_SIDE as f64)
+    .in_unit("pixels");
+
+/// `raytracer_height`.
+pub const HEIGHT: Param = Param::integer("raytracer_height", "image height (rows)", "400", 1.0)
+    .at_most(MAX_SIDE as f64)
+    .in_unit("pixels");
+
+/// `raytracer_block_rows`.
+pub const BLOCK_ROWS: Param =
+    Param::integer("raytracer_block_rows", "rows per spark", "4", 1.0).at_most(MAX_SIDE as f64);
+
+/// `raytracer_objects`.
+pub const OBJECTS: Param =
+    Param::integer("raytracer_objects", "spheres in the scene", "24", 1.0).at_most(MAX_OBJECTS as f64);
+
+/// `raytracer_depth`.
+pub const DEPTH: Param =
+    Param::integer("raytracer_depth", "maximum reflection depth", "4", 0.0).at_most(MAX_DEPTH as f64);
+
+/// `raytracer_samples`: at most the width is traced.
+pub const SAMPLES: Param = Param::integer(
+    "raytracer_samples",
+    "evenly spaced columns traced per row (the row's cost is scaled from them)",
+    "32",
+    1.0,
+)
+.at_most(MAX_SIDE as f64);
+
+/// `raytracer_pareto_shape`: 0, or at least [`MIN_PARETO_SHAPE`], which [`generate`] checks.
+pub const PARETO_SHAPE: Param = Param::real(
+    "raytracer_pareto_shape",
+    "0: costs from the scene; > 0: i.i.d. bounded-Pareto block costs of this shape",
+    "0",
+    0.0,
+)
+.at_most(100.0);
+
+/// `raytracer_pareto_ratio`.
+pub const PARETO_RATIO: Param = Param::real(
+    "raytracer_pareto_ratio",
+    "largest / smallest bounded-Pareto block cost",
+    "1000",
+    1.0,
+)
+.at_most(1e12);
+
+/// The program's parameters, for its registry entry.
+pub const PARAMS: &[Param] = &[
+    WIDTH,
+    HEIGHT,
+    BLOCK_ROWS,
+    OBJECTS,
+    DEPTH,
+    SAMPLES,
+    PARETO_SHAPE,
+    PARETO_RATIO,
+];
 
 /// Where a ray starts after a hit, off the surface, so it does not hit its own sphere at `t = 0`.
 const EPSILON: f64 = 1e-9;
@@ -256,23 +321,27 @@ impl Scene {
 
 /// The spark tree of the `raytracer_*` parameters, in ray-object tests, drawing the scene (or the
 /// Pareto costs) from `rng`.
-pub(super) fn generate(p: &Params, rng: &mut ChaCha8Rng) -> Result<Program, String> {
-    let width = p.int("raytracer_width", 1, MAX_SIDE)?;
-    let height = p.int("raytracer_height", 1, MAX_SIDE)?;
-    let block_rows = p.int("raytracer_block_rows", 1, MAX_SIDE)?;
-    let objects = p.int("raytracer_objects", 1, MAX_OBJECTS)?;
-    let depth = p.int("raytracer_depth", 0, MAX_DEPTH)?;
-    let samples = p.int("raytracer_samples", 1, MAX_SIDE)?.min(width);
-    let shape = p.real("raytracer_pareto_shape", 0.0, 100.0)?;
-    if shape != 0.0 && shape < 0.01 {
-        return Err(p.error(format!(
-            "parameter 'raytracer_pareto_shape' must be 0 (scene costs) or a number from 0.01 to 100, got {shape}"
-        )));
+pub(super) fn generate(p: &Values, rng: &mut ChaCha8Rng) -> Result<Program, ParamError> {
+    let width = p.integer(WIDTH.name)?;
+    let height = p.integer(HEIGHT.name)?;
+    let block_rows = p.integer(BLOCK_ROWS.name)?;
+    let objects = p.integer(OBJECTS.name)?;
+    let depth = p.integer(DEPTH.name)?;
+    let samples = p.integer(SAMPLES.name)?.min(width);
+    let shape = p.real(PARETO_SHAPE.name)?;
+    if shape != 0.0 && shape < MIN_PARETO_SHAPE {
+        return Err(ParamError::new(
+            PARETO_SHAPE.name,
+            format!(
+                "must be 0 (scene costs) or a number from {MIN_PARETO_SHAPE} to {}, got {shape}",
+                PARETO_SHAPE.max
+            ),
+        ));
     }
-    let ratio = p.real("raytracer_pareto_ratio", 1.0, 1e12)?;
+    let ratio = p.real(PARETO_RATIO.name)?;
     let blocks = height.div_ceil(block_rows);
     check_nodes(
-        p,
+        &BLOCK_ROWS,
         u128::from(blocks) + 1,
         &format!("raytracer_height = {height} and raytracer_block_rows = {block_rows}"),
     )?;
@@ -296,11 +365,14 @@ pub(super) fn generate(p: &Params, rng: &mut ChaCha8Rng) -> Result<Program, Stri
             * (u128::from(depth) + 1)
             * (u128::from(objects) + u128::from(clusters) + 1);
         if worst > u128::from(MAX_TESTS) {
-            return Err(p.error(format!(
-                "tracing raytracer_height × raytracer_samples = {height} × {samples} pixels with raytracer_objects = \
-                 {objects} and raytracer_depth = {depth} may take {worst} ray-object tests, more than the {MAX_TESTS} \
-                 generation bound; lower one of them (or set raytracer_pareto_shape)"
-            )));
+            return Err(ParamError::new(
+                SAMPLES.name,
+                format!(
+                    "is refused: tracing raytracer_height × raytracer_samples = {height} × {samples} pixels with \
+                     raytracer_objects = {objects} and raytracer_depth = {depth} may take {worst} ray-object tests, \
+                     more than the {MAX_TESTS} generation bound; lower one of them (or set raytracer_pareto_shape)"
+                ),
+            ));
         }
         let scene = Scene::random(objects, rng);
         let rows: Vec<f64> = (0..height)
@@ -341,12 +413,11 @@ mod tests {
 
     fn build(pairs: &[(&str, f64)], seed: u64) -> Result<Program, String> {
         let map: BTreeMap<String, f64> = pairs.iter().map(|&(k, v)| (k.to_string(), v)).collect();
-        let p = Params {
-            program: "raytracer",
-            entry: super::super::test_entry("raytracer"),
-            map: &map,
-        };
-        generate(&p, &mut ChaCha8Rng::seed_from_u64(seed))
+        generate(
+            &super::super::test_values("raytracer", &map),
+            &mut ChaCha8Rng::seed_from_u64(seed),
+        )
+        .map_err(|e| e.to_string())
     }
 
     fn cv(xs: &[f64]) -> f64 {

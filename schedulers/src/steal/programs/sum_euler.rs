@@ -27,7 +27,8 @@
 //! defaults). The root's own work is one unit per chunk (splitting off the chunk and sparking it),
 //! its combine one unit per chunk (an addition).
 
-use super::{check_nodes, Params};
+use super::check_nodes;
+use crate::registry::{Param, ParamError, Values};
 use crate::steal::program::{Node, Program};
 
 /// Largest `n` accepted: keeps every sum exact in `u128` and the cost of the last chunk (about
@@ -37,13 +38,23 @@ pub const MAX_N: u64 = 1_000_000_000;
 /// Root cost per chunk, both to spark it and to add its result, in `relprime` tests.
 pub const PER_CHUNK_COST: f64 = 1.0;
 
+/// `sumeuler_n`: n.
+pub const N: Param = Param::integer("sumeuler_n", "upper end n of [1..n]", "20000", 1.0).at_most(MAX_N as f64);
+
+/// `sumeuler_chunk`: c.
+pub const CHUNK: Param =
+    Param::integer("sumeuler_chunk", "list elements per chunk spark", "100", 1.0).at_most(MAX_N as f64);
+
+/// The program's parameters, for its registry entry.
+pub const PARAMS: &[Param] = &[N, CHUNK];
+
 /// The spark tree of `sumeuler_n` / `sumeuler_chunk`, in relative units.
-pub(super) fn generate(p: &Params) -> Result<Program, String> {
-    let n = p.int("sumeuler_n", 1, MAX_N)?;
-    let c = p.int("sumeuler_chunk", 1, MAX_N)?;
+pub(super) fn generate(p: &Values) -> Result<Program, ParamError> {
+    let n = p.integer(N.name)?;
+    let c = p.integer(CHUNK.name)?;
     let chunks = n.div_ceil(c);
     check_nodes(
-        p,
+        &CHUNK,
         u128::from(chunks) + 1,
         &format!("sumeuler_n = {n} and sumeuler_chunk = {c} ({chunks} chunks)"),
     )?;
@@ -84,11 +95,7 @@ mod tests {
 
     fn build(n: f64, c: f64) -> Result<Program, String> {
         let map = BTreeMap::from([("sumeuler_n".to_string(), n), ("sumeuler_chunk".to_string(), c)]);
-        generate(&Params {
-            program: "sumeuler",
-            entry: super::super::test_entry("sumeuler"),
-            map: &map,
-        })
+        generate(&super::super::test_values("sumeuler", &map)).map_err(|e| e.to_string())
     }
 
     #[test]
