@@ -8,4 +8,5 @@ pub mod families;
 pub mod family;
 pub mod registry;
 pub mod skeleton;
+pub mod stats;
 pub mod steal;

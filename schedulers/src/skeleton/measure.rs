@@ -9,7 +9,7 @@
 //!   platform, and its simulated duration is the measurement.
 //! * **Platforms** ([`mesh_platform`]): the homogeneous network of AMoGeT's experiments (§5.3:
 //!   "the same [latency] for the whole network"): one link per pair of processors.
-//! * **Batch means** ([`batch_means`]) and Student's t quantiles ([`student_t_quantile`]) for
+//! * **Batch means** ([`batch_means`]) and Student's t intervals ([`crate::stats`]) for
 //!   confidence intervals of a steady-state rate.
 
 use std::sync::Arc;
@@ -17,6 +17,8 @@ use std::sync::Arc;
 use sim_core::platform::{Host, HostId, Link, Platform};
 use sim_core::profile::Profile;
 use sim_core::{Application, Engine, Notification, SimTime, Simulation};
+
+use crate::stats::t_factor;
 
 /// One measurement run alone on the platform.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -155,101 +157,6 @@ pub fn mesh_platform(
     Ok(p)
 }
 
-/// `ln Γ(x)` for `x > 0`: the recurrence `Γ(x+1) = x Γ(x)` up to `x ≥ 10`, then Stirling's
-/// series to the `x⁻⁷` term (next term below 1e-12 there).
-fn ln_gamma(mut x: f64) -> f64 {
-    let mut shift = 0.0;
-    while x < 10.0 {
-        shift -= x.ln();
-        x += 1.0;
-    }
-    let (x2, x3) = (x * x, x * x * x);
-    shift + (x - 0.5) * x.ln() - x + 0.5 * (2.0 * std::f64::consts::PI).ln() + 1.0 / (12.0 * x) - 1.0 / (360.0 * x3)
-        + 1.0 / (1260.0 * x3 * x2)
-        - 1.0 / (1680.0 * x3 * x2 * x2)
-}
-
-/// The regularised incomplete beta function `I_x(a, b)`, from its continued fraction
-/// (DLMF 8.17.22) evaluated by the modified Lentz method, with `I_x(a,b) = 1 − I_{1−x}(b,a)`
-/// where the fraction converges slowly.
-fn incomplete_beta(a: f64, b: f64, x: f64) -> f64 {
-    if x <= 0.0 {
-        return 0.0;
-    }
-    if x >= 1.0 {
-        return 1.0;
-    }
-    if x > (a + 1.0) / (a + b + 2.0) {
-        return 1.0 - incomplete_beta(b, a, 1.0 - x);
-    }
-    const TINY: f64 = 1e-300;
-    let fix = |v: f64| if v.abs() < TINY { TINY } else { v };
-    let mut c = 1.0;
-    let mut d = 1.0 / fix(1.0 - (a + b) * x / (a + 1.0));
-    let mut h = d;
-    for m in 1..=500 {
-        let m = m as f64;
-        let even = m * (b - m) * x / ((a + 2.0 * m - 1.0) * (a + 2.0 * m));
-        d = 1.0 / fix(1.0 + even * d);
-        c = fix(1.0 + even / c);
-        h *= d * c;
-        let odd = -(a + m) * (a + b + m) * x / ((a + 2.0 * m) * (a + 2.0 * m + 1.0));
-        d = 1.0 / fix(1.0 + odd * d);
-        c = fix(1.0 + odd / c);
-        let step = d * c;
-        h *= step;
-        if (step - 1.0).abs() < 1e-15 {
-            break;
-        }
-    }
-    let ln_front = a * x.ln() + b * (1.0 - x).ln() - (ln_gamma(a) + ln_gamma(b) - ln_gamma(a + b));
-    ln_front.exp() * h / a
-}
-
-/// Student's t distribution function with `df` degrees of freedom:
-/// `F(t) = 1 − ½ I_{df/(df+t²)}(df/2, ½)` for `t ≥ 0`, symmetric.
-pub fn student_t_cdf(t: f64, df: usize) -> f64 {
-    let v = df as f64;
-    let tail = 0.5 * incomplete_beta(v / 2.0, 0.5, v / (v + t * t));
-    if t >= 0.0 {
-        1.0 - tail
-    } else {
-        tail
-    }
-}
-
-/// The `p` quantile of Student's t with `df ≥ 1` degrees of freedom, `0.5 ≤ p < 1`, by
-/// bisection on [`student_t_cdf`] (to 1e-12).
-pub fn student_t_quantile(p: f64, df: usize) -> f64 {
-    assert!(
-        (0.5..1.0).contains(&p) && df >= 1,
-        "t quantile needs 0.5 <= p < 1 and df >= 1"
-    );
-    let mut hi = 1.0;
-    while student_t_cdf(hi, df) < p {
-        hi *= 2.0;
-    }
-    let mut lo = 0.0;
-    while hi - lo > 1e-12 * hi.max(1.0) {
-        let mid = 0.5 * (lo + hi);
-        if student_t_cdf(mid, df) < p {
-            lo = mid;
-        } else {
-            hi = mid;
-        }
-    }
-    0.5 * (lo + hi)
-}
-
-/// Half-width factor of a two-sided `confidence` interval (e.g. 0.95) with `df` degrees of
-/// freedom.
-pub fn t_factor(confidence: f64, df: usize) -> f64 {
-    if df == 0 {
-        return f64::INFINITY;
-    }
-    student_t_quantile(0.5 + confidence / 2.0, df)
-}
-
 /// A rate estimated by batch means.
 #[derive(Clone, Debug, PartialEq)]
 pub struct RateEstimate {
@@ -329,39 +236,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn t_quantiles_match_the_tables() {
-        // Upper critical values of Student's t, standard tables (e.g. NIST/SEMATECH
-        // e-Handbook, Table 1.3.6.7.2), printed to 3 decimals: 0.975 and 0.995 quantiles.
-        let table = [
-            (0.975, 1, 12.706),
-            (0.975, 2, 4.303),
-            (0.975, 3, 3.182),
-            (0.975, 4, 2.776),
-            (0.975, 9, 2.262),
-            (0.975, 19, 2.093),
-            (0.975, 29, 2.045),
-            (0.975, 60, 2.000),
-            (0.995, 1, 63.657),
-            (0.995, 10, 3.169),
-            (0.995, 29, 2.756),
-        ];
-        for (p, df, t) in table {
-            let q = student_t_quantile(p, df);
-            assert!((q - t).abs() < 5e-4 + 1e-5 * t, "p {p} df {df}: {q}");
-        }
-        // Closed forms: df = 1 is Cauchy, F(t) = 1/2 + atan(t)/pi; df = 2 has
-        // F(t) = 1/2 + t / (2 sqrt(2 + t^2)).
-        for t in [0.3, 1.0, 4.0, 30.0] {
-            let cauchy = 0.5 + f64::atan(t) / std::f64::consts::PI;
-            assert!((student_t_cdf(t, 1) - cauchy).abs() < 1e-12);
-            let two = 0.5 + t / (2.0 * (2.0 + t * t).sqrt());
-            assert!((student_t_cdf(t, 2) - two).abs() < 1e-12);
-            assert!((student_t_cdf(-t, 7) + student_t_cdf(t, 7) - 1.0).abs() < 1e-12);
-        }
-        assert!((t_factor(0.95, 19) - student_t_quantile(0.975, 19)).abs() < 1e-15);
-    }
-
-    #[test]
     fn batch_means_of_a_regular_stream() {
         // One event every 0.5 s from 0.5 to 100: 2 events/s in every batch, zero variance.
         let times: Vec<f64> = (1..=200).map(|k| k as f64 * 0.5).collect();
@@ -372,7 +246,7 @@ mod tests {
         // Two batches with 1 and 3 events in 1 s each: mean 2, s = sqrt(2), hw = 12.706 * 1.
         let e = batch_means(&[0.5, 1.2, 1.5, 1.9], 0.0, 2.0, 2).unwrap();
         assert!((e.mean - 2.0).abs() < 1e-12);
-        assert!((e.half_width - student_t_quantile(0.975, 1) * (2.0f64 / 2.0).sqrt()).abs() < 1e-9);
+        assert!((e.half_width - crate::stats::student_t_quantile(0.975, 1) * (2.0f64 / 2.0).sqrt()).abs() < 1e-9);
         assert!(batch_means(&times, 5.0, 5.0, 10).is_err());
     }
 
