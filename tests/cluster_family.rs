@@ -176,3 +176,38 @@ fn refusals_are_typed_by_what_they_are_about() {
         "a platform without FCFS disks"
     );
 }
+
+#[test]
+fn points_of_a_sweep_draw_the_same_jobs() {
+    // Common random numbers: two runs that differ only in page_fault_rate (or the buffer, or the
+    // scheduler) see the same jobs: homes, arrivals, CPU, memory and I/O demands.
+    let e = load(&experiment(
+        "",
+        "jobs = 300\npage_fault_rate = [1.0, 3.0]\nbuffer_mb = [100, 200]",
+        "wal",
+    ))
+    .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(e.runs.len(), 4);
+    let demand_columns = ["job", "home", "arrival_s", "cpu_s", "memory_mb", "io_per_s", "data_mb"];
+    let demands = |i: usize| {
+        let out = e.family.run(&e.runs[i].spec).unwrap();
+        let jobs = &out.tables["jobs"];
+        let at: Vec<usize> = demand_columns
+            .iter()
+            .map(|c| jobs.columns.iter().position(|x| x == c).unwrap())
+            .collect();
+        let mut rows: Vec<Vec<String>> = jobs
+            .rows
+            .iter()
+            .map(|r| at.iter().map(|&k| r[k].to_string()).collect())
+            .collect();
+        rows.sort_by_key(|r| r[0].parse::<u64>().unwrap());
+        rows
+    };
+    let first = demands(0);
+    assert_eq!(first.len(), 300);
+    for i in 1..4 {
+        assert_eq!(demands(i), first, "run {i} drew other jobs");
+        assert_eq!(e.runs[i].spec.seed, e.runs[0].spec.seed);
+    }
+}

@@ -694,7 +694,7 @@ fn resolve(
                                 derive_seed(&SeedInput {
                                     base_seed,
                                     platform: &platform.name,
-                                    params: &wpairs,
+                                    params: if crn { &[] } else { &wpairs },
                                     scheduler: if crn { None } else { Some((&s.name, &spairs)) },
                                     replication,
                                 })

@@ -1,13 +1,19 @@
 //! Seeds and run fingerprints: stable hashes of what defines a run.
 //!
-//! A run's seed is a hash of the base seed, the platform, the run's parameters as sorted
-//! (name, value) pairs, the scheduler (unless common random numbers are on, see below) and the
-//! replication number. It does not depend on the run's position in the sweep, so adding a value
-//! to an axis, or a scheduler, leaves every other run's seed unchanged.
+//! With common random numbers (the default) a run's seed is a hash of the base seed, the
+//! platform and the replication number only. Every run of a replication on a platform then draws
+//! the same random numbers, whatever its scheduler and parameters: a parameter changes how the
+//! draws are used (scaled, transformed, how many are taken), never which numbers a stream gives.
+//! This is common random numbers, the standard variance reduction for comparing simulated
+//! systems: the points of a sweep and the compared schedulers differ by what the x axis and the
+//! policy do, not by a new workload each. Each purpose draws from its own stream of the seed
+//! (`sim_core::rng::stream`), so a draw of one purpose never shifts another's.
 //!
-//! With common random numbers (the default) the scheduler and its parameters are left out: every
-//! scheduler compared on the same workload parameters and replication gets the same seed, hence
-//! the same workload, which removes the workload's variance from the comparison.
+//! With `common_random_numbers = false` the seed also hashes the run's parameters as sorted
+//! (name, value) pairs and the scheduler with its parameters: every run draws independently.
+//!
+//! Either way the seed does not depend on the run's position in the sweep, so adding a value to
+//! an axis, or a scheduler, leaves every other run's seed unchanged.
 //!
 //! The hash is FNV-1a 64 over an unambiguous byte encoding (every string is followed by a 0 byte
 //! and values carry a type tag), finished with the SplitMix64 mixer so that nearby inputs give

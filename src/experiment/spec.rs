@@ -42,8 +42,8 @@ pub struct ExperimentSpec {
     /// seeds go beyond TOML's integers; needs `replications = 1`.
     #[serde(default)]
     pub run_seed: Option<Spanned<String>>,
-    /// When true (the default), a run's seed ignores its scheduler, so compared schedulers see
-    /// the same workload (common random numbers).
+    /// When true (the default), a run's seed ignores its scheduler and parameters, so compared
+    /// schedulers and sweep points see the same random numbers (common random numbers).
     #[serde(default)]
     pub common_random_numbers: Option<bool>,
     /// Which per-run tables to write.

@@ -82,6 +82,15 @@ pub const MIGRATION_FIXED_S: Param = Param::real(
     0.0,
 )
 .in_unit("s");
+/// `migration_piece_kb`: [`ClusterConfig::migration_piece_bytes`] in KB.
+pub const MIGRATION_PIECE_KB: Param = Param::real(
+    "migration_piece_kb",
+    "size of the disk requests that move a migrant's data d_u (default: the mean request of §5.1)",
+    "250",
+    0.0,
+)
+.positive()
+.in_unit("KB");
 /// `initial_data_factor`: [`ClusterConfig::initial_data_factor`].
 pub const INITIAL_DATA_FACTOR: Param = Param::real(
     "initial_data_factor",
@@ -129,6 +138,14 @@ pub struct ClusterConfig {
     /// Initial data of a job `d_u` as a multiple of the data it accesses, `d_data(u)` of eq. 5.3
     /// (paper: "the amount of data initially stored on disk to be processed by job u"; default 1).
     pub initial_data_factor: f64,
+    /// Size of each disk request that reads or writes a migrant's data, bytes. Eq. 4.7 prices
+    /// `d_u` as a transfer; a disk serves it as a file of requests, so that other jobs'
+    /// requests interleave with it (paper silent; default one mean request, 250 KB).
+    pub migration_piece_bytes: f64,
+    /// The time unit of the paper's rates, s (`No./ms`: 0.001). The simulation counts rates per
+    /// second; the load index of eq. 4.1 adds `load_IO` in this unit to a job count, so that
+    /// `W_IO` weighs the same quantity whatever unit the rates are read in.
+    pub rate_unit_s: f64,
 }
 
 impl Default for ClusterConfig {
@@ -152,6 +169,8 @@ impl Default for ClusterConfig {
             reaccess_rate: REACCESS_RATE.default_number(),
             migration_fixed_s: MIGRATION_FIXED_S.default_number(),
             initial_data_factor: INITIAL_DATA_FACTOR.default_number(),
+            migration_piece_bytes: MIGRATION_PIECE_KB.default_number() * 1e3,
+            rate_unit_s: RATE_UNIT_S.default_number(),
         }
     }
 }
@@ -180,7 +199,7 @@ impl From<ConfigError> for String {
 impl ClusterConfig {
     /// Checks every value; the error names the field.
     pub fn validate(&self) -> Result<(), ConfigError> {
-        let checks: [(&str, f64, f64); 16] = [
+        let checks: [(&str, f64, f64); 18] = [
             ("time_slice_s", self.time_slice_s, 0.0),
             ("load_info_period_s", self.load_info_period_s, 0.0),
             ("ram_bytes", self.ram_bytes, f64::MIN_POSITIVE),
@@ -197,6 +216,8 @@ impl ClusterConfig {
             ("reaccess_rate", self.reaccess_rate, 0.0),
             ("migration_fixed_s", self.migration_fixed_s, 0.0),
             ("initial_data_factor", self.initial_data_factor, 0.0),
+            ("migration_piece_bytes", self.migration_piece_bytes, f64::MIN_POSITIVE),
+            ("rate_unit_s", self.rate_unit_s, f64::MIN_POSITIVE),
         ];
         for (name, value, min) in checks {
             if !(value.is_finite() && value >= min) {

@@ -4,7 +4,8 @@
 //! its hit and page-fault rates, so the policies' view of a node is the model's own.
 //!
 //! Rates (`λ_u`, `μ`) are per second of the job's CPU time; the experiment's `rate_unit_s`
-//! turns the paper's "No./ms" into them (see `schedulers/src/cluster/family.rs`).
+//! turns the paper's "No./ms" into them (see `schedulers/src/cluster/family.rs`), and the load
+//! index (eq. 4.1) counts `load_IO` back in that unit.
 
 use super::config::ClusterConfig;
 
@@ -55,6 +56,20 @@ fn hit_given_total(config: &ClusterConfig, total: f64, job: &JobLoad, buffer_byt
     }
 }
 
+/// Eq. 3.1's denominator, the job's execution time "in a dedicated setting", "without any
+/// resource sharing": `t_u` plus its expected explicit I/O alone on a node with the configured
+/// buffer, `t_u λ_u (1 − h) E[s]`, with `h` eq. 5.4 for the job alone and `E[s]` a mean request's
+/// service time. No page faults: eq. 4.3 pages only a node whose jobs overcommit its memory,
+/// and what a job alone would fault is not the co-runners' doing; a job that overcommits a node
+/// by itself is rare (Pareto memory of mean 4 MB against 480 MB) and its faults count as
+/// sharing's here.
+pub fn dedicated_time(config: &ClusterConfig, job: &JobLoad) -> f64 {
+    let alone = std::slice::from_ref(job);
+    let h = hit_probability(config, alone, job, config.buffer_bytes);
+    let (service_s, _) = config.request_service_moments();
+    job.cpu_s + job.cpu_s * job.io_rate * (1.0 - h) * service_s
+}
+
 /// Eq. 4.3: a job's page-fault rate (per CPU second) on a node whose jobs need `memory_load`
 /// bytes and have `user_memory` bytes: 0 when it fits, `μ · memory_load / user_memory`
 /// otherwise.
@@ -101,9 +116,11 @@ impl NodeLoad {
         self.disk_rate() * self.disk_mean_s
     }
 
-    /// Eq. 4.1: `W_CPU load_CPU + W_IO load_IO`.
-    pub fn index(&self, w_io: f64) -> f64 {
-        (1.0 - w_io) * self.jobs as f64 + w_io * self.io()
+    /// Eq. 4.1: `W_CPU load_CPU + W_IO load_IO`, with `load_IO` counted per `rate_unit_s` (the
+    /// paper's "No./ms" is `rate_unit_s = 0.001`), so that `W_IO` weighs the same quantity
+    /// whatever unit an experiment reads the rates in.
+    pub fn index(&self, w_io: f64, rate_unit_s: f64) -> f64 {
+        (1.0 - w_io) * self.jobs as f64 + w_io * self.io() * rate_unit_s
     }
 }
 
@@ -202,6 +219,21 @@ mod tests {
         assert_eq!(page_fault_rate(&c, 400e6, 480e6), 0.0);
         // 600 MB on 480 MB: μ · 600/480 = 2.5 per second.
         assert!((page_fault_rate(&c, 600e6, 480e6) - 2.5).abs() < 1e-12);
+    }
+
+    #[test]
+    fn the_load_index_counts_io_in_the_papers_unit() {
+        // Eq. 4.1 with W_IO = 0.5 on 3 jobs and 2,000 disk accesses per second: read in No./ms
+        // (rate_unit_s = 0.001) load_IO is 2, so the index is 0.5·3 + 0.5·2 = 2.5; read per
+        // second it is 0.5·3 + 0.5·2000.
+        let load = NodeLoad {
+            jobs: 3,
+            explicit_io: 1500.0,
+            implicit_io: 500.0,
+            ..NodeLoad::default()
+        };
+        assert!((load.index(0.5, 1e-3) - 2.5).abs() < 1e-12);
+        assert!((load.index(0.5, 1.0) - 1001.5).abs() < 1e-12);
     }
 
     #[test]

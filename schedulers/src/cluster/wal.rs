@@ -35,7 +35,7 @@ impl LoadBalancer for Wal {
         }
         // Step 1: the job is counted on its home node.
         let loads: Vec<_> = (0..n).map(|k| view.load(k, (k == home).then_some(job))).collect();
-        let index: Vec<f64> = loads.iter().map(|l| l.index(view.w_io)).collect();
+        let index: Vec<f64> = loads.iter().map(|l| l.index(view.w_io, view.config.rate_unit_s)).collect();
         // Step 2: overloaded?
         let mean = index.iter().sum::<f64>() / n as f64;
         let highest = index.iter().all(|&x| x <= index[home]);
