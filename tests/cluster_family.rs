@@ -211,3 +211,45 @@ fn points_of_a_sweep_draw_the_same_jobs() {
         assert_eq!(e.runs[i].spec.seed, e.runs[0].spec.seed);
     }
 }
+
+#[test]
+fn by_default_each_node_replays_its_own_interval_of_the_trace_at_its_own_timing() {
+    // The literal reading: the process trace cut into one interval per node (six on walfc6),
+    // each replayed from time 0 with its recorded gaps; `uniform` homes keep the recorded dates.
+    let trace = "[workload]\ntrace = \"../traces/data/CSD-trace.csv.gz\"\nfirst = 600";
+    let run = |params: &str| {
+        let e = load(&experiment(trace, params, "nlb")).unwrap_or_else(|e| panic!("{e}"));
+        let out = e.family.run(&e.runs[0].spec).unwrap();
+        let jobs = &out.tables["jobs"];
+        let col = |c: &str| jobs.columns.iter().position(|x| x == c).unwrap();
+        let (home, arrival) = (col("home"), col("arrival_s"));
+        jobs.rows
+            .iter()
+            .map(|r| {
+                (
+                    r[home].to_string().parse::<usize>().unwrap(),
+                    r[arrival].to_string().parse::<f64>().unwrap(),
+                )
+            })
+            .collect::<Vec<(usize, f64)>>()
+    };
+    let segments = run("io_rate = 0.0");
+    let uniform = run("io_rate = 0.0\nhomes = \"uniform\"");
+    assert_eq!(segments.len(), 600);
+    let span = uniform.iter().map(|j| j.1).fold(0.0, f64::max);
+    assert!(span > 0.0);
+    let width = span / 6.0;
+    // Every node has jobs, and every job arrives within its node's interval, shifted to 0.
+    for node in 1..=6 {
+        assert!(segments.iter().any(|j| j.0 == node), "node {node} has no job");
+    }
+    assert!(
+        segments.iter().all(|j| j.1 <= width + 1e-6),
+        "an arrival beyond {width} s"
+    );
+    // Unscaled: the recorded gaps, so the last arrival of the uniform reading is the trace's span.
+    let e = load(&experiment(trace, "io_rate = 0.0\nhomes = \"uniform\"", "nlb")).unwrap();
+    let w = e.runs[0].spec.workload.as_ref().unwrap();
+    let recorded = w.jobs.last().unwrap().submit_s - w.jobs[0].submit_s;
+    assert!((span - recorded).abs() < 1e-6 * recorded, "{span} vs {recorded}");
+}

@@ -32,13 +32,16 @@ fn base(family: &str) -> (&'static str, Vec<(&'static str, ParamValue)>) {
                 ("task_cv", Float(0.3)),
             ],
         ),
-        // Memory demands large enough that nodes page, so that the memory model binds.
+        // Memory demands large enough that nodes page, so that the memory model binds; rates per
+        // second and arrivals scaled to 60% load keep a thousand jobs to seconds of simulation.
         "cluster" => (
             "walfc6.toml",
             vec![
                 ("jobs", Int(1000)),
                 ("memory_mean_mb", Float(100.0)),
                 ("io_rate", Float(1.5)),
+                ("rate_unit_s", Float(1.0)),
+                ("cpu_load", Float(0.6)),
             ],
         ),
         "steal" => (

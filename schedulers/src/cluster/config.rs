@@ -39,8 +39,8 @@ pub const PAGE_FAULT_RATE: Param = Param::real(
 /// `rate_unit_s`: the time unit of `page_fault_rate` and of the family's `io_rate`.
 pub const RATE_UNIT_S: Param = Param::real(
     "rate_unit_s",
-    "time unit of the two rates (0.001 = literal No./ms)",
-    "1",
+    "time unit of the two rates (§5: 'No./ms'; 1 reads them per second)",
+    "0.001",
     0.0,
 )
 .positive()

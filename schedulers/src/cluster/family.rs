@@ -8,10 +8,14 @@
 //! Without one, `jobs` jobs are drawn from Harchol-Balter & Downey lifetimes
 //! (`traces::synthetic::HbdLifetime`, defaults) with Poisson arrivals. Either way:
 //!
-//! - arrivals are scaled so that the offered CPU load is `cpu_load` of the cluster's capacity
-//!   (`Σ t_u / (span · nodes)`; the process trace as recorded offers 0.04 of one processor,
-//!   far too little to load six nodes);
-//! - each job arrives at a node drawn uniformly (stream `workload.nodes`);
+//! - homes (`homes`): by default the stream's span is cut into one interval per node and node
+//!   `k` replays interval `k` from time 0, as the paper's six nodes replay HBD's trace
+//!   "collected from one workstation on six different time intervals" (§4.2); `uniform` draws
+//!   each job's home (stream `workload.nodes`) and keeps the recorded arrival times;
+//! - arrivals keep the trace's own timing ("the CPU and memory demands remain unchanged") unless
+//!   `cpu_load` is set: then they are scaled so that the offered CPU load `Σ t_u / (span ·
+//!   nodes)` is `cpu_load` of the cluster's capacity (the process trace as recorded offers about
+//!   0.04 of a node with segment homes);
 //! - memory demand is Pareto with mean `memory_mean_mb` and shape `memory_shape`
 //!   (§4.2: mean 4 MB, after Zhang et al.; stream `workload.memory`);
 //! - the I/O access rate is uniform on [0, 2 `io_rate`] (§5.1; stream `workload.io_rates`);
@@ -19,10 +23,11 @@
 //!
 //! # Rate units
 //!
-//! The paper gives access and page-fault rates in "No./ms". Read literally, 2.8 accesses per ms
-//! of CPU time is ~1000 requests for a 0.37 s job and loads a disk ~40× over. Rates here are per
-//! `rate_unit_s` seconds of CPU time: `rate_unit_s = 0.001` is the literal reading, the default
-//! 1 reads "No./ms" as per second. See the README for the sweeps under both.
+//! The paper gives access and page-fault rates in "No./ms". Rates here are per `rate_unit_s`
+//! seconds of CPU time, by default 0.001, the literal reading: a job of 0.37 s at 2.8 accesses
+//! per ms makes about 1000 requests. `rate_unit_s = 1` reads them per second, the reading under
+//! which, with arrivals scaled to 60% load, memory never overcommits and disks idle
+//! (docs/reproductions/wal-fc.md).
 //!
 //! All model parameters (Table 5.1 and the choices the paper leaves open) are listed by
 //! `gridsim list`. Each is one [`Param`] with its range, unit and default: the workload's here,
@@ -51,6 +56,13 @@ use crate::registry::{Param, PolicyInfo};
 /// The cluster job-stream family.
 pub struct ClusterFamily;
 
+/// How jobs get their home node ([`HOMES`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Homes {
+    Segments,
+    Uniform,
+}
+
 /// Synthetic jobs drawn when `jobs` is unset and there is no `[workload]` trace (a macro, so
 /// that the `jobs` default text quotes the number the family uses).
 macro_rules! synthetic_jobs {
@@ -76,11 +88,20 @@ const NODES: Param = Param::integer(
 .computed_default("every host with an FCFS disk");
 const CPU_LOAD: Param = Param::real(
     "cpu_load",
-    "offered CPU load as a fraction of the cluster (arrivals scaled)",
-    "0.6",
+    "offered CPU load as a fraction of the cluster, to which arrivals are scaled",
+    Param::NO_DEFAULT,
     0.0,
 )
-.positive();
+.positive()
+.computed_default("unset: the trace's own arrival times (§4.2: the demands 'remain unchanged')");
+/// How jobs get their home node.
+const HOMES: Param = Param::text(
+    "homes",
+    "segments: the trace's span cut into one interval per node, each node replaying its own from \
+     time 0 (the HBD trace comes from 'one workstation on six different time intervals'); \
+     uniform: each job's home drawn uniformly, arrivals as recorded",
+    "segments",
+);
 const IO_RATE: Param = Param::real(
     "io_rate",
     "mean I/O access rate per rate_unit_s of CPU time (§5: 'No./ms')",
@@ -103,6 +124,7 @@ const MODEL: &[Param] = &[
     JOBS,
     NODES,
     CPU_LOAD,
+    HOMES,
     IO_RATE,
     PAGE_FAULT_RATE,
     RATE_UNIT_S,
@@ -232,7 +254,17 @@ fn prepare(spec: &ParamReader, what: Jobs) -> Result<Prepared, RunError> {
     };
     config.validate().map_err(|e| config_error(spec, e))?;
     let io_rate = spec.real(&IO_RATE)? / unit;
-    let cpu_load = spec.real(&CPU_LOAD)?;
+    let cpu_load = spec.optional_real(&CPU_LOAD)?;
+    let homes = match spec.text(&HOMES)?.as_str() {
+        "segments" => Homes::Segments,
+        "uniform" => Homes::Uniform,
+        other => {
+            return Err(RunError::param(
+                HOMES.name,
+                format!("must be 'segments' or 'uniform', got '{other}'"),
+            ))
+        }
+    };
     let (memory_mean_mb, memory_shape) = (spec.real(&MEMORY_MEAN_MB)?, spec.real(&MEMORY_SHAPE)?);
     let memory = ParetoMemory::new(memory_mean_mb * 1e6, memory_shape).map_err(|e| {
         // The law needs a shape above 1; past that, only a mean too small to scale is refused.
@@ -279,28 +311,50 @@ fn prepare(spec: &ParamReader, what: Jobs) -> Result<Prepared, RunError> {
                 .collect()
         }
     };
+    let n = nodes.len();
     let first = demands.first().map_or(0.0, |d| d.0);
     let span = demands.last().map_or(0.0, |d| d.0) - first;
-    let work: f64 = demands.iter().map(|d| d.1).sum();
-    // Offered load Σ t / (span · nodes) scaled to `cpu_load`: arrival times multiplied by
-    // offered / target.
-    let stretch = if span > 0.0 && work > 0.0 {
-        (work / (span * nodes.len() as f64)) / cpu_load
-    } else {
-        1.0
+    let mut home_draws = rng::stream(spec.seed, "workload.nodes");
+    // (arrival from the stream's start, home, CPU demand), in arrival order.
+    let mut placed: Vec<(f64, usize, f64)> = demands
+        .iter()
+        .map(|&(t, cpu)| {
+            let t = t - first;
+            match homes {
+                Homes::Uniform => (t, home_draws.gen_range(0..n), cpu),
+                Homes::Segments => {
+                    let width = span / n as f64;
+                    let k = if width > 0.0 {
+                        ((t / width) as usize).min(n - 1)
+                    } else {
+                        0
+                    };
+                    (t - k as f64 * width, k, cpu)
+                }
+            }
+        })
+        .collect();
+    // Segments start together: merge them by arrival (stable, so equal dates keep trace order).
+    placed.sort_by(|a, b| a.0.total_cmp(&b.0));
+    // Offered load Σ t / (span · nodes) scaled to `cpu_load` when it is set: arrival times
+    // multiplied by offered / target.
+    let work: f64 = placed.iter().map(|p| p.2).sum();
+    let last = placed.last().map_or(0.0, |p| p.0);
+    let stretch = match cpu_load {
+        Some(target) if last > 0.0 && work > 0.0 => (work / (last * n as f64)) / target,
+        _ => 1.0,
     };
-    let mut homes = rng::stream(spec.seed, "workload.nodes");
     let mut mem = rng::stream(spec.seed, ParetoMemory::STREAM);
     let mut rates = rng::stream(spec.seed, UniformIoRate::STREAM);
     let r = config.reaccess_rate;
     let d = config.request_mean_bytes;
-    let jobs = demands
+    let jobs = placed
         .iter()
-        .map(|&(t, cpu)| {
+        .map(|&(t, home, cpu)| {
             let io_rate = io.sample(&mut rates);
             ClusterJob {
-                arrival_s: (t - first) * stretch,
-                home: homes.gen_range(0..nodes.len()),
+                arrival_s: t * stretch,
+                home,
                 load: JobLoad {
                     cpu_s: cpu,
                     io_rate,
