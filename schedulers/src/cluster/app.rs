@@ -677,7 +677,7 @@ mod tests {
         let mut hosts = Vec::new();
         let mut disks = Vec::new();
         for i in 0..n {
-            let h = p.add_host(Host::new(&format!("n{i}"), 1e9)).unwrap();
+            let h = p.add_host(Host::new(format!("n{i}"), 1e9)).unwrap();
             disks.push(p.add_disk(Disk {
                 name: format!("d{i}"),
                 host: h,

@@ -576,7 +576,7 @@ mod tests {
         let n = ("n", ParamValue::Int(8));
         let (param, message) = refused("fixed", &[n.clone(), ("server", s("nowhere"))]);
         assert!(param == "server" && message.contains("nowhere"), "{message}");
-        assert_eq!(refused("fixed", &[n.clone()]).0, "server");
+        assert_eq!(refused("fixed", std::slice::from_ref(&n)).0, "server");
         assert_eq!(refused("min-predicted", &[n.clone(), ("server", s("h2"))]).0, "server");
         assert_eq!(
             refused("min-predicted", &[n.clone(), ("client", s("nowhere"))]).0,

@@ -640,7 +640,7 @@ pub(super) mod tests {
         let mapping = ("mapping", s("[1, (1,2), 1]"));
         names(bad("fixed", &[mapping.clone(), ("mode", s("fast"))]), "mode", "'fast'");
         names(
-            bad("amoget", &[mapping.clone()]),
+            bad("amoget", std::slice::from_ref(&mapping)),
             "mapping",
             "does not apply to scheduler 'amoget'",
         );
