@@ -79,6 +79,7 @@ const INERT_HERE: &[(&str, &str, &str, &str)] = &[
     ("cluster", "nlb", "initial_data_factor", "nlb never migrates a job"),
     ("cluster", "nlb", "migration_fixed_s", "nlb never migrates a job"),
     ("cluster", "nlb", "migration_piece_kb", "nlb never migrates a job"),
+    ("cluster", "nlb", "disk_arrival_rate", "nlb never migrates a job"),
     ("cluster", "nlb", "load_info_period_s", "nlb reads no load information"),
     (
         "steal",

@@ -218,6 +218,10 @@ pub struct ClusterApp {
     /// job whatever order the jobs run in.
     access_streams: std::collections::BTreeMap<usize, ChaCha8Rng>,
     seed: u64,
+    /// Each node's disk request rate as an exponential average (value, date of its last
+    /// update), kept when eq. 4.5 reads `Λ_disk` as measured; and the rates at the last arrival.
+    disk_rate_averages: Vec<(f64, f64)>,
+    measured_rates: Vec<f64>,
     scheduler: ChaCha8Rng,
     request_size: Gamma<f64>,
     outcome: ClusterOutcome,
@@ -264,6 +268,8 @@ impl ClusterApp {
             buffer_bytes,
             access_streams: std::collections::BTreeMap::new(),
             seed,
+            disk_rate_averages: vec![(0.0, 0.0); n],
+            measured_rates: vec![0.0; n],
             scheduler: rng::stream(seed, "scheduler"),
             request_size,
             outcome: ClusterOutcome {
@@ -292,12 +298,19 @@ impl ClusterApp {
             self.snapshot.clone_from(&self.loads);
             self.snapshot_s = now;
         }
+        let window = self.setup.config.measured_disk_rate_window_s;
+        if let Some(tau) = window {
+            for (rate, &(value, since)) in self.measured_rates.iter_mut().zip(&self.disk_rate_averages) {
+                *rate = value * (-(now - since) / tau).exp();
+            }
+        }
         let view = ClusterView {
             config: &self.setup.config,
             nodes: if exact { &self.loads } else { &self.snapshot },
             buffer_bytes: self.buffer_bytes,
             net_bytes_per_s: self.setup.net_bytes_per_s,
             w_io: self.w_io,
+            measured_disk_rates: window.map(|_| self.measured_rates.as_slice()),
         };
         let mut node = self.balancer.place(&view, &job.load, job.home, &mut self.scheduler);
         if node >= self.setup.nodes.len() {
@@ -373,6 +386,13 @@ impl ClusterApp {
     fn disk_request(&mut self, engine: &mut Engine, node: usize, bytes: f64, u: usize, kind: Kind) {
         let c = &self.setup.config;
         self.outcome.disk_busy_s[node] += c.seek_rotation_s + bytes / c.disk_rate_bytes_per_s;
+        if let Some(tau) = c.measured_disk_rate_window_s {
+            // An exponential average of the arrivals: each request adds 1/τ, which decays with
+            // time constant τ, so a steady rate λ averages λ.
+            let now = engine.now().secs();
+            let (value, since) = self.disk_rate_averages[node];
+            self.disk_rate_averages[node] = (value * (-(now - since) / tau).exp() + 1.0 / tau, now);
+        }
         engine.start_io(
             self.setup.disks[node],
             bytes,

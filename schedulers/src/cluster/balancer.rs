@@ -19,12 +19,18 @@ pub struct ClusterView<'a> {
     pub net_bytes_per_s: f64,
     /// `W_IO` of eq. 4.1 (`W_CPU = 1 − W_IO`).
     pub w_io: f64,
+    /// Each node's measured disk request rate, per second, when eq. 4.5 reads `Λ_disk` as
+    /// measured (`disk_arrival_rate = "measured"`).
+    pub measured_disk_rates: Option<&'a [f64]>,
 }
 
 impl ClusterView<'_> {
     /// Node `i`'s load, with `job` added when given.
     pub fn load(&self, i: usize, job: Option<&JobLoad>) -> NodeLoad {
-        node_load(self.config, self.nodes[i].iter().chain(job), self.buffer_bytes)
+        NodeLoad {
+            measured_disk_rate: self.measured_disk_rates.map(|rates| rates[i]),
+            ..node_load(self.config, self.nodes[i].iter().chain(job), self.buffer_bytes)
+        }
     }
 }
 

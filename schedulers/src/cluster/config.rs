@@ -91,6 +91,25 @@ pub const MIGRATION_PIECE_KB: Param = Param::real(
 )
 .positive()
 .in_unit("KB");
+/// `disk_arrival_rate`: [`ClusterConfig::measured_disk_rate_window_s`] unset (`aggregate`) or set
+/// (`measured`).
+pub const DISK_ARRIVAL_RATE: Param = Param::text(
+    "disk_arrival_rate",
+    "Λ_disk of eq. 4.5: aggregate (the paper's: the node's jobs' access rates summed, each per \
+     second of its own CPU time) or measured (the requests that reached the disk per second of \
+     wall-clock time, averaged over disk_rate_window_s)",
+    "aggregate",
+);
+/// `disk_rate_window_s`: [`ClusterConfig::measured_disk_rate_window_s`].
+pub const DISK_RATE_WINDOW_S: Param = Param::real(
+    "disk_rate_window_s",
+    "with disk_arrival_rate = measured: time constant of the exponential average of the disk's \
+     request rate (paper silent)",
+    "10",
+    0.0,
+)
+.positive()
+.in_unit("s");
 /// `initial_data_factor`: [`ClusterConfig::initial_data_factor`].
 pub const INITIAL_DATA_FACTOR: Param = Param::real(
     "initial_data_factor",
@@ -146,6 +165,11 @@ pub struct ClusterConfig {
     /// second; the load index of eq. 4.1 adds `load_IO` in this unit to a job count, so that
     /// `W_IO` weighs the same quantity whatever unit the rates are read in.
     pub rate_unit_s: f64,
+    /// `None`: eq. 4.5's `Λ_disk` is the aggregate of the node's jobs' access rates, as the
+    /// paper defines it (at the literal unit it gives `ρ ≈ 40` per job, so eq. 4.6 almost never
+    /// lets a job migrate). `Some(τ)`: the disk's measured request rate, an exponential average
+    /// of time constant `τ` s over the requests that reached it.
+    pub measured_disk_rate_window_s: Option<f64>,
 }
 
 impl Default for ClusterConfig {
@@ -171,6 +195,7 @@ impl Default for ClusterConfig {
             initial_data_factor: INITIAL_DATA_FACTOR.default_number(),
             migration_piece_bytes: MIGRATION_PIECE_KB.default_number() * 1e3,
             rate_unit_s: RATE_UNIT_S.default_number(),
+            measured_disk_rate_window_s: None,
         }
     }
 }

@@ -37,9 +37,9 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use crate::cluster::config::{
-    ConfigError, BUFFER_MB, CONTEXT_SWITCH_MS, INITIAL_DATA_FACTOR, LOAD_INFO_PERIOD_S, MIGRATION_FIXED_S,
-    MIGRATION_PIECE_KB, PAGE_FAULT_RATE, PAGE_FAULT_SERVICE_MS, RATE_UNIT_S, REACCESS_RATE, REQUEST_MEAN_KB,
-    REQUEST_SD_KB, TIME_SLICE_MS,
+    ConfigError, BUFFER_MB, CONTEXT_SWITCH_MS, DISK_ARRIVAL_RATE, DISK_RATE_WINDOW_S, INITIAL_DATA_FACTOR,
+    LOAD_INFO_PERIOD_S, MIGRATION_FIXED_S, MIGRATION_PIECE_KB, PAGE_FAULT_RATE, PAGE_FAULT_SERVICE_MS, RATE_UNIT_S,
+    REACCESS_RATE, REQUEST_MEAN_KB, REQUEST_SD_KB, TIME_SLICE_MS,
 };
 use crate::cluster::{self, registry, ClusterConfig, ClusterJob, ClusterSetup, JobLoad};
 use rand::Rng;
@@ -140,6 +140,8 @@ const MODEL: &[Param] = &[
     PAGE_FAULT_SERVICE_MS,
     MIGRATION_FIXED_S,
     MIGRATION_PIECE_KB,
+    DISK_ARRIVAL_RATE,
+    DISK_RATE_WINDOW_S,
     INITIAL_DATA_FACTOR,
 ];
 
@@ -159,6 +161,23 @@ const CONFIG_PARAMS: &[(&str, &Param)] = &[
     ("rate_unit_s", &RATE_UNIT_S),
     ("initial_data_factor", &INITIAL_DATA_FACTOR),
 ];
+
+/// Eq. 4.5's `Λ_disk` reading: `None` for the aggregate, the averaging window when measured. A
+/// window given with the aggregate reading would be ignored, so it is refused.
+fn disk_rate_window(spec: &ParamReader) -> Result<Option<f64>, RunError> {
+    match spec.text(&DISK_ARRIVAL_RATE)?.as_str() {
+        "aggregate" if spec.params.contains_key(DISK_RATE_WINDOW_S.name) => Err(RunError::param(
+            DISK_RATE_WINDOW_S.name,
+            "applies only with disk_arrival_rate = \"measured\"",
+        )),
+        "aggregate" => Ok(None),
+        "measured" => Ok(Some(spec.real(&DISK_RATE_WINDOW_S)?)),
+        other => Err(RunError::param(
+            DISK_ARRIVAL_RATE.name,
+            format!("must be 'aggregate' or 'measured', got '{other}'"),
+        )),
+    }
+}
 
 /// [`ClusterConfig::validate`]'s refusal, which names the model's field, as the run's: at the
 /// experiment parameter the field comes from when the run sets it (`parameter 'buffer_mb' = ...
@@ -250,6 +269,7 @@ fn prepare(spec: &ParamReader, what: Jobs) -> Result<Prepared, RunError> {
         initial_data_factor: spec.real(&INITIAL_DATA_FACTOR)?,
         migration_piece_bytes: spec.real(&MIGRATION_PIECE_KB)? * 1e3,
         rate_unit_s: unit,
+        measured_disk_rate_window_s: disk_rate_window(spec)?,
         ..defaults
     };
     config.validate().map_err(|e| config_error(spec, e))?;
