@@ -75,9 +75,10 @@ impl Param {
         }
     }
 
-    /// A whole number of at least `min` (at most 1e15).
+    /// A whole number of at least `min` (at most `i64::MAX`, the largest an experiment file
+    /// can write; what a large value would cost is the family's and the limits' to refuse).
     pub const fn integer(name: &'static str, meaning: &'static str, default: &'static str, min: f64) -> Param {
-        Param::of(Kind::Integer, name, meaning, default, min, 1e15)
+        Param::of(Kind::Integer, name, meaning, default, min, i64::MAX as f64)
     }
 
     /// A real number of at least `min`.
@@ -140,7 +141,7 @@ impl Param {
 
     /// The kind and range in words, e.g. `an integer >= 1`, for listings and errors.
     pub fn range_text(&self) -> String {
-        let unbounded = self.max == f64::MAX || self.max >= 1e15;
+        let unbounded = self.max >= i64::MAX as f64;
         match (self.kind, unbounded) {
             (Kind::Flag, _) => "0 or 1".to_string(),
             (Kind::Bool, _) => "true or false".to_string(),
