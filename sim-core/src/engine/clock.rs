@@ -324,8 +324,8 @@ impl Engine {
     /// Puts a lock-step round's members (`due`, all on `constraint`) in the order of the
     /// constraint's list of users, with their positions, by one pass over that list into a kept
     /// buffer. Looking each member's position up instead reads its variable and then its list of
-    /// uses: two dependent reads out of cache per member on a large round (the 100,000-host
-    /// star's).
+    /// uses: two dependent reads out of cache per member, which dominate on a round of many
+    /// thousands of members.
     fn place_by_bottleneck_list(&mut self, due: &mut Vec<(u32, Member)>, constraint: ConstraintId) {
         let rank = &mut self.due_rank;
         for (i, (_, member)) in due.iter().enumerate() {

@@ -108,9 +108,9 @@ impl ImpliedLinks {
                     self.state[c.0 as usize] = if by.is_empty() {
                         FREE
                     } else {
-                        // Room for several routes: a grid90 run's candidates each gather a
-                        // few, and lists starting with room for one would reallocate as they
-                        // grow: about 140 more of a FAC2 run's 1,800 allocations.
+                        // Room for several routes: a candidate on a grid's shared links gathers
+                        // a few, and a list starting with room for one would reallocate as it
+                        // grows.
                         let mut routes = Vec::with_capacity(8);
                         routes.push(route);
                         self.candidates.push(Candidates { by, routes });
