@@ -17,11 +17,37 @@ pub fn stream(run_seed: u64, purpose: &str) -> ChaCha8Rng {
     rng
 }
 
+/// The stream of purpose `"{purpose}.{n}"` (one per job, say), derived without building the
+/// name: the same numbers as [`stream`] of that name.
+pub fn numbered_stream(run_seed: u64, purpose: &str, n: u64) -> ChaCha8Rng {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    let mut rest = n;
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (rest % 10) as u8;
+        rest /= 10;
+        if rest == 0 {
+            break;
+        }
+    }
+    let hash = fnv(fnv(fnv(FNV_OFFSET, purpose.as_bytes()), b"."), &digits[at..]);
+    let mut rng = ChaCha8Rng::seed_from_u64(run_seed);
+    rng.set_stream(hash);
+    rng
+}
+
+const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
+
+fn fnv(state: u64, bytes: &[u8]) -> u64 {
+    bytes
+        .iter()
+        .fold(state, |h, &b| (h ^ b as u64).wrapping_mul(0x0000_0100_0000_01b3))
+}
+
 /// FNV-1a, 64 bit: fixed across platforms and compiler versions (unlike `std`'s hasher).
 pub fn stable_hash(text: &str) -> u64 {
-    text.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
-        (h ^ b as u64).wrapping_mul(0x0000_0100_0000_01b3)
-    })
+    fnv(FNV_OFFSET, text.as_bytes())
 }
 
 #[cfg(test)]
@@ -44,6 +70,14 @@ mod tests {
             })
             .collect();
         assert_eq!(a, b);
+    }
+
+    #[test]
+    fn numbered_streams_are_the_streams_of_their_names() {
+        for n in [0, 7, 10, 184_611, u64::MAX] {
+            let named: u64 = stream(9, &format!("cluster.accesses.{n}")).gen();
+            assert_eq!(numbered_stream(9, "cluster.accesses", n).gen::<u64>(), named, "{n}");
+        }
     }
 
     #[test]

@@ -190,6 +190,8 @@ struct JobState {
     fault_served_s: f64,
     /// Bytes of its migration data still to read (at home) or write (at the destination).
     migration_left_bytes: f64,
+    /// Its slot in the access streams, from arrival to completion.
+    stream: u32,
     done: bool,
 }
 
@@ -215,8 +217,10 @@ pub struct ClusterApp {
     buffer_bytes: f64,
     /// Each live job's own stream of access draws (burst lengths, explicit or fault, hit, request
     /// size), so that two policies compared on one workload draw the same accesses for the same
-    /// job whatever order the jobs run in.
-    access_streams: std::collections::BTreeMap<usize, ChaCha8Rng>,
+    /// job whatever order the jobs run in; slots of finished jobs are reused, so only the live
+    /// jobs' streams are held.
+    access_streams: Vec<ChaCha8Rng>,
+    free_streams: Vec<u32>,
     seed: u64,
     /// Each node's disk request rate as an exponential average (value, date of its last
     /// update), kept when eq. 4.5 reads `Λ_disk` as measured; and the rates at the last arrival.
@@ -266,7 +270,8 @@ impl ClusterApp {
             next_arrival: 0,
             w_io,
             buffer_bytes,
-            access_streams: std::collections::BTreeMap::new(),
+            access_streams: Vec::new(),
+            free_streams: Vec::new(),
             seed,
             disk_rate_averages: vec![(0.0, 0.0); n],
             measured_rates: vec![0.0; n],
@@ -323,8 +328,17 @@ impl ClusterApp {
         };
         self.members[node].push(u);
         self.loads[node].push(job.load);
-        self.access_streams
-            .insert(u, rng::stream(self.seed, &format!("cluster.accesses.{u}")));
+        let stream = rng::numbered_stream(self.seed, "cluster.accesses", u as u64);
+        self.states[u].stream = match self.free_streams.pop() {
+            Some(slot) => {
+                self.access_streams[slot as usize] = stream;
+                slot
+            }
+            None => {
+                self.access_streams.push(stream);
+                (self.access_streams.len() - 1) as u32
+            }
+        };
         if node == job.home {
             self.step(engine, u);
         } else {
@@ -414,7 +428,9 @@ impl ClusterApp {
         let faults = page_fault_rate(c, memory, c.ram_bytes - self.buffer_bytes);
         let rate = self.setup.jobs[u].load.io_rate + faults;
         let until_access = if rate > 0.0 {
-            Exp::new(rate).map_or(f64::INFINITY, |d| d.sample(live_stream(&mut self.access_streams, u)))
+            Exp::new(rate).map_or(f64::INFINITY, |d| {
+                d.sample(&mut self.access_streams[self.states[u].stream as usize])
+            })
         } else {
             f64::INFINITY
         };
@@ -506,17 +522,17 @@ impl ClusterApp {
         let job = self.setup.jobs[u].load;
         let faults = self.states[u].fault_rate;
         let explicit = job.io_rate / (job.io_rate + faults);
-        if live_stream(&mut self.access_streams, u).gen::<f64>() < explicit {
+        if self.access_streams[self.states[u].stream as usize].gen::<f64>() < explicit {
             self.outcome.accesses += 1;
             let h = hit_probability(c, &self.loads[node], &job, self.buffer_bytes);
-            if live_stream(&mut self.access_streams, u).gen::<f64>() < h {
+            if self.access_streams[self.states[u].stream as usize].gen::<f64>() < h {
                 self.outcome.hits += 1;
                 self.step(engine, u);
                 return;
             }
             let bytes = self
                 .request_size
-                .sample(live_stream(&mut self.access_streams, u))
+                .sample(&mut self.access_streams[self.states[u].stream as usize])
                 .max(0.0);
             self.states[u].explicit_served_s += c.seek_rotation_s + bytes / c.disk_rate_bytes_per_s;
             self.disk_request(engine, node, bytes, u, Kind::Disk);
@@ -532,7 +548,7 @@ impl ClusterApp {
     fn finish(&mut self, engine: &mut Engine, u: usize) {
         let now = engine.now().secs();
         let job = self.setup.jobs[u];
-        self.access_streams.remove(&u);
+        self.free_streams.push(self.states[u].stream);
         let state = &mut self.states[u];
         state.done = true;
         let node = state.node;
@@ -579,11 +595,6 @@ impl ClusterApp {
             });
         }
     }
-}
-
-/// Job `u`'s access stream (created when it arrived, dropped when it finished).
-fn live_stream(streams: &mut std::collections::BTreeMap<usize, ChaCha8Rng>, u: usize) -> &mut ChaCha8Rng {
-    streams.get_mut(&u).expect("a live job has its access stream")
 }
 
 impl Application for ClusterApp {
@@ -649,41 +660,12 @@ mod tests {
 
     /// One 1 Gflop/s node with an FCFS disk; two CPU-only jobs of 1 s arriving together.
     fn two_jobs(time_slice_s: f64, context_switch_s: f64) -> Vec<f64> {
-        let mut p = Platform::new();
-        let h = p.add_host(Host::new("n", 1e9)).unwrap();
-        let d = p.add_disk(Disk {
-            name: "d".into(),
-            host: h,
-            model: DiskModel::FcfsQueue {
-                seek_rotation_s: 0.008,
-                transfer_rate: 40e6,
-            },
-        });
-        let job = ClusterJob {
-            arrival_s: 0.0,
-            home: 0,
-            load: JobLoad {
-                cpu_s: 1.0,
-                io_rate: 0.0,
-                memory_bytes: 1e6,
-                data_bytes: 0.0,
-            },
+        let config = ClusterConfig {
+            time_slice_s,
+            context_switch_s,
+            ..ClusterConfig::default()
         };
-        let setup = ClusterSetup {
-            nodes: vec![h],
-            disks: vec![d],
-            config: ClusterConfig {
-                time_slice_s,
-                context_switch_s,
-                ..ClusterConfig::default()
-            },
-            w_io: 0.5,
-            jobs: vec![job, job],
-            net_bytes_per_s: 1e9,
-            record_jobs: true,
-        };
-        let engine = Engine::new(Arc::new(p)).unwrap();
-        let (outcome, _) = run(engine, setup, Box::new(Nlb), None, 1).unwrap();
+        let outcome = run_jobs(1, config, vec![job(0.0, 1.0, 0.0, 1e6); 2], Box::new(Nlb));
         let mut ends: Vec<f64> = outcome.jobs.iter().map(|j| j.finish_s).collect();
         ends.sort_by(f64::total_cmp);
         ends
