@@ -303,6 +303,22 @@ impl<'a> ParamReader<'a> {
         })
     }
 
+    /// The run's parameters other than the family's own (`model`): the scheduler's (and the
+    /// program's), which registries read as numbers; a value that is not one is refused.
+    pub fn numeric_params_besides(&self, model: &[Param]) -> Result<BTreeMap<String, f64>, RunError> {
+        let mut out = BTreeMap::new();
+        for (name, value) in &self.spec.params {
+            if model.iter().any(|m| m.name == name) {
+                continue;
+            }
+            let x = value
+                .as_f64()
+                .ok_or_else(|| RunError::param(name, format!("must be a number, got '{value}'")))?;
+            out.insert(name.clone(), x);
+        }
+        Ok(out)
+    }
+
     /// The run's parameters and the defaults noted, by name.
     pub fn used(self) -> UsedParams {
         let mut used = self.defaults.into_inner();

@@ -143,16 +143,7 @@ fn prepare(spec: &ParamReader) -> Result<Prepared, RunError> {
         return Err(RunError::platform("the deployment has no worker"));
     }
     check_routes(spec, workers.iter().map(|&w| (master, w)))?;
-    let mut policy_params = BTreeMap::new();
-    for (name, value) in &spec.params {
-        if WORKLOAD.iter().any(|w| w.name == name) {
-            continue;
-        }
-        let x = value
-            .as_f64()
-            .ok_or_else(|| RunError::param(name, format!("must be a number, got '{value}'")))?;
-        policy_params.insert(name.clone(), x);
-    }
+    let policy_params = spec.numeric_params_besides(WORKLOAD)?;
     registry::build(&spec.scheduler, &policy_params)?;
     spec.policy_defaults(registry::infos());
     Ok(Prepared {

@@ -392,16 +392,7 @@ fn prepare(spec: &ParamReader, what: Jobs) -> Result<Prepared, RunError> {
             .fold(f64::INFINITY, f64::min),
         _ => f64::INFINITY,
     };
-    let mut policy_params = BTreeMap::new();
-    for (name, value) in &spec.params {
-        if MODEL.iter().any(|m| m.name == name) {
-            continue;
-        }
-        let x = value
-            .as_f64()
-            .ok_or_else(|| RunError::param(name, format!("must be a number, got '{value}'")))?;
-        policy_params.insert(name.clone(), x);
-    }
+    let policy_params = spec.numeric_params_besides(MODEL)?;
     let built = registry::build(&spec.scheduler, &policy_params)?;
     spec.policy_defaults(registry::infos());
     Ok(Prepared {

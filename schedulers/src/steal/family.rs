@@ -175,13 +175,7 @@ fn prepare(spec: &ParamReader) -> Result<Prepared, RunError> {
     let reference_mhz = spec.real(&REFERENCE_MHZ)?;
     let mut program_params = BTreeMap::new();
     let mut policy_params = BTreeMap::new();
-    for (name, value) in &spec.params {
-        if MODEL.iter().any(|m| m.name == name) {
-            continue;
-        }
-        let x = value
-            .as_f64()
-            .ok_or_else(|| RunError::param(name, format!("must be a number, got '{value}'")))?;
+    for (name, x) in spec.numeric_params_besides(MODEL)? {
         let of_a_program = programs::PROGRAMS
             .iter()
             .any(|p| p.params.iter().any(|q| q.name == name));
@@ -189,10 +183,10 @@ fn prepare(spec: &ParamReader) -> Result<Prepared, RunError> {
             // Parameters of the other programs of a sweep are constant columns; only the run's
             // program reads them.
             if info.params.iter().any(|q| q.name == name) {
-                program_params.insert(name.clone(), x);
+                program_params.insert(name, x);
             }
         } else {
-            policy_params.insert(name.clone(), x);
+            policy_params.insert(name, x);
         }
     }
     // Checks the policy's name and parameters now, so `validate` reports them.
