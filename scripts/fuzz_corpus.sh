@@ -44,7 +44,7 @@ files() {
 # process trace): the bundled WAL and Grid-GUM latency experiments take 10 to 100 s each to
 # validate in the fuzz build (`gridsim validate experiments/wal.toml` takes ~18 s in release),
 # more than libFuzzer's -timeout, so they are seeded reduced only (SLOW_EXPERIMENTS).
-SLOW_EXPERIMENTS=" wal.toml wal-buffer.toml wal-datasize.toml wal-memory.toml wal-weights.toml gridgum-latency.toml "
+SLOW_EXPERIMENTS=" wal.toml wal-paging.toml wal-weights.toml wal-buffer.toml wal-hit-rate.toml wal-datasize.toml wal-memory.toml wal-ceiling.toml wal-controller.toml wal-scaled.toml wal-scaled-weights.toml wal-scaled-buffer.toml wal-scaled-datasize.toml gridgum-latency.toml "
 mapfile -t experiments < <(files experiments tests/data/experiments -- -name '*.toml')
 mkdir -p "$CORPUS/experiment_toml"
 for file in "${experiments[@]}"; do

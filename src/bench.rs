@@ -46,12 +46,12 @@ pub enum BenchCommand {
         hold_only: bool,
     },
     /// The WAL-FC cluster model: events and jobs per second of one run of each policy on the
-    /// six-node cluster, replaying the whole process trace (experiments/wal.toml's defaults).
+    /// six-node cluster, replaying the whole process trace (experiments/wal-scaled.toml).
     ///
     /// Example: `gridsim bench cluster --repeat 3`
     Cluster {
         /// Experiment whose first run of each scheduler is timed.
-        #[arg(long, default_value = "experiments/wal.toml")]
+        #[arg(long, default_value = "experiments/wal-scaled.toml")]
         experiment: std::path::PathBuf,
         /// Timed repetitions of each run; the median is reported.
         #[arg(long, default_value_t = 3)]

@@ -128,10 +128,15 @@ fn wal_toml_includes_the_other_sweeps_and_a_missing_include_is_located() {
     assert_eq!(
         names,
         [
+            "wal-paging.toml",
             "wal-weights.toml",
             "wal-buffer.toml",
+            "wal-hit-rate.toml",
             "wal-datasize.toml",
-            "wal-memory.toml"
+            "wal-memory.toml",
+            "wal-ceiling.toml",
+            "wal-controller.toml",
+            "wal-scaled.toml"
         ]
     );
     let text = experiment("", "jobs = 10", "nlb").replace("family =", "includes = [\"nope.toml\"]\nfamily =");
