@@ -40,6 +40,7 @@ fn leaf(flops: f64) -> Node {
         children: vec![],
         graph_bytes: 200.0,
         result_bytes: 16.0,
+        reads: vec![],
     }
 }
 
@@ -52,6 +53,7 @@ fn flat(n: usize, flops: f64) -> Program {
     Program {
         name: "flat".into(),
         nodes,
+        data: vec![],
     }
 }
 
@@ -121,6 +123,9 @@ fn equal_pes_with_many_equal_sparks_and_no_latency_approach_the_ideal() {
         let ideal = program.total_flops() / (p as f64 * 1e9);
         let config = StealConfig {
             message_flops: 0.0,
+            pack_flops_per_word: 0.0,
+            unpack_flops_per_word: 0.0,
+            thread_create_flops: 0.0,
             fish_delay_s: 1e-6,
             ..StealConfig::default()
         };
@@ -157,6 +162,7 @@ fn ring_run(hop_limit: u32, fish_delay_s: f64) -> StealOutcome {
     let program = Program {
         name: "one".into(),
         nodes: vec![leaf(1e9)],
+        data: vec![],
     };
     let config = StealConfig {
         hop_limit,
@@ -340,6 +346,7 @@ fn random_tree(seed: u64, size: usize) -> Program {
     Program {
         name: "random".into(),
         nodes,
+        data: vec![],
     }
 }
 
