@@ -28,7 +28,8 @@
 //! packer (`Pack.c`, `PackNearbyGraph`) ships with an exported spark the data that fit in the
 //! packet, and a FETCH_ME placeholder for the rest, which the thread fetches when it touches it
 //! (see [`super::runtime`]). A node may only read data produced by one of its ancestors, which
-//! exist by the time it is sparked.
+//! exist by the time it is sparked, and data of an ancestor above its parent only if its parent
+//! reads them too (a closure's free variables come from its parent's).
 
 /// Index of a node in [`Program::nodes`].
 pub type NodeId = u32;
@@ -169,6 +170,15 @@ impl Program {
                         self.name, datum.producer
                     ));
                 }
+                // A spark's closure is built from its parent's free variables: data of a
+                // further ancestor reach it through its parent, which reads them too.
+                let p = parent[i] as usize;
+                if p != datum.producer as usize && !self.nodes[p].reads.contains(&d) {
+                    return Err(format!(
+                        "program '{}': node {i} reads datum {d} of node {}, which its parent {p} does not read",
+                        self.name, datum.producer
+                    ));
+                }
             }
         }
         Ok(())
@@ -230,6 +240,13 @@ mod tests {
         let mut own = reads.clone();
         own.data[0].producer = 2;
         assert!(own.validate().unwrap_err().contains("not its ancestor"));
+        let mut deep = reads.clone();
+        deep.nodes.push(leaf(1.0));
+        deep.nodes[2].children = vec![3];
+        deep.nodes[3].reads = vec![0];
+        assert_eq!(deep.validate(), Ok(()));
+        deep.nodes[2].reads = vec![];
+        assert!(deep.validate().unwrap_err().contains("parent 2 does not read"));
         let mut missing = reads;
         missing.nodes[1].reads = vec![5];
         assert!(missing.validate().unwrap_err().contains("does not exist"));
