@@ -92,7 +92,8 @@ fn every_model_parameter_can_be_set_from_an_experiment_file() {
                   limit_counts_main = 1\ntime_slice_ms = 10\nhop_limit = 5\nfish_delay_ms = 2\n\
                   message_flops = 1e5\nheader_bytes = 100\ncontrol_bytes = 16\nwan_latency_ms = 20\n\
                   queens_board = 10\nqueens_depth = 3\nlocal_latency_factor = 3\nprefer_local = 0\n\
-                  super_schedule = 4\nlow_watermark = 2";
+                  super_schedule = 4\nlow_watermark = 2\npack_buffer_words = 512\npack_flops_per_word = 4\n\
+                  unpack_flops_per_word = 4\nthread_create_flops = 200";
     let e = load(&experiment("gridgum8.toml", params, "grid-gum2")).unwrap_or_else(|e| panic!("{e}"));
     let out = e.family.run(&e.runs[0].spec).unwrap();
     assert_eq!(out.tables["pes"].rows.len(), 4);
@@ -210,5 +211,38 @@ fn refusals_are_typed_by_the_parameter_they_are_about() {
             );
         }
         other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn a_thread_limit_of_one_changes_every_program_that_reads_remote_data() {
+    // linSolv's images fetch the 117 KB matrix in 29 packets; a raytracer whose packet (256
+    // words, 1 KB) cannot hold its 1.7 KB scene fetches the scene. Their threads block on the
+    // FETCHes, so an unlimited PE activates or fishes more sparks while a limited one waits:
+    // the runs differ. sumEuler reads nothing remote.
+    let run = |program: &str, extra: &str, limit: u32| {
+        let text = experiment(
+            "gridgum8.toml",
+            &format!("program = \"{program}\"\nsequential_s = 60\nthread_limit = {limit}\n{extra}"),
+            "grid-gum",
+        );
+        let e = load(&text).unwrap_or_else(|e| panic!("{e}"));
+        e.family.run(&e.runs[0].spec).unwrap().metrics
+    };
+    for (program, extra) in [
+        ("linsolv", ""),
+        ("raytracer", "pack_buffer_words = 256"),
+        ("sumeuler", ""),
+    ] {
+        let free = run(program, extra, 1024);
+        let limited = run(program, extra, 1);
+        let reads_remote = free["data_fetches"] > 0.0;
+        assert_eq!(reads_remote, program != "sumeuler", "{program}: {free:?}");
+        if reads_remote {
+            assert_ne!(
+                free["runtime_s"], limited["runtime_s"],
+                "{program}: {free:?} {limited:?}"
+            );
+        }
     }
 }
