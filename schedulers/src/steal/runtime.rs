@@ -13,8 +13,8 @@
 //!    also when its pool runs low), unless it holds `thread_limit` live threads (runnable or
 //!    blocked; the main thread counts only with `limit_counts_main`, as GUM's
 //!    `advisory_thread_count` leaves it out) or the fish delay after a FISH that came home has
-//!    not passed. (GUM's `Schedule.c` still fishes at the limit; the model, followed
-//!    here, does not.)
+//!    not passed. (GUM 6.x's `Schedule.c`, `scheduleGetRemoteWork`, also fishes only below
+//!    `maxThreads`.)
 //! 3. runs the next runnable thread for one time slice (round robin); with none, activates the
 //!    oldest spark of its pool as a new thread (not at the thread limit); with none, it is idle.
 //!

@@ -317,6 +317,35 @@ mod tests {
     }
 
     #[test]
+    fn sparks_below_the_first_row_read_their_parents_board() {
+        let program = build(8, 3);
+        let mut parent = vec![None; program.nodes.len()];
+        let mut depth = vec![0u32; program.nodes.len()];
+        for (i, node) in program.nodes.iter().enumerate() {
+            for &c in &node.children {
+                parent[c as usize] = Some(i);
+                depth[c as usize] = depth[i] + 1;
+            }
+        }
+        for (i, node) in program.nodes.iter().enumerate() {
+            if depth[i] <= 1 {
+                assert!(node.reads.is_empty(), "node {i} at depth {}", depth[i]);
+                continue;
+            }
+            let p = parent[i].unwrap();
+            assert_eq!(node.reads.len(), 1, "node {i}");
+            let board = &program.data[node.reads[0] as usize];
+            assert_eq!(board.producer as usize, p);
+            assert_eq!(board.bytes, BOARD_ENTRY_BYTES * f64::from(depth[p]));
+        }
+        // One board per internal node below the root.
+        let internal = (1..program.nodes.len())
+            .filter(|&i| !program.nodes[i].children.is_empty())
+            .count();
+        assert_eq!(program.data.len(), internal);
+    }
+
+    #[test]
     fn leaves_find_the_known_number_of_solutions() {
         // Solutions of the N-queens problem: OEIS A000170 (4: 2, 6: 4, 8: 92, 10: 724).
         for (board, expected) in [(4, 2), (6, 4), (8, 92), (10, 724)] {
