@@ -53,6 +53,14 @@ fn every_policy_runs_every_program_and_the_tables_add_up() {
                 let sum: f64 = row[4..7].iter().map(|v| v.as_f64().unwrap()).sum();
                 assert!((sum - runtime).abs() < 1e-6 * runtime, "{row:?}");
             }
+            // The PEs' data FETCHes (column 15) add up to the run's; each PE held a thread at
+            // some time only if it created one (column 16 against 7).
+            let fetches: f64 = pes.rows.iter().map(|r| r[15].as_f64().unwrap()).sum();
+            assert_eq!(fetches, out.metrics["data_fetches"]);
+            for row in &pes.rows {
+                let (threads, max_live) = (row[7].as_f64().unwrap(), row[16].as_f64().unwrap());
+                assert!(max_live <= threads && (max_live > 0.0) == (threads > 0.0), "{row:?}");
+            }
             // Activity intervals lie inside the run and never overlap on a PE.
             let activity = &out.tables["activity"];
             let mut last_end = [0.0f64; 8];

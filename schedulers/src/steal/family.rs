@@ -336,7 +336,7 @@ const METRICS: &[Named] = &[
 const TABLES: &[TableInfo] = &[
     TableInfo {
         name: "pes",
-        description: "per PE: host, cluster, speed, busy/blocked/idle time and spark, thread and FISH counts",
+        description: "per PE: host, cluster, speed, busy/blocked/idle time, spark, thread and FISH counts, data FETCHes and the most live threads it held",
         columns: &[
             "pe",
             "host",
@@ -353,6 +353,8 @@ const TABLES: &[TableInfo] = &[
             "fishes_sent",
             "fishes_failed",
             "work_gflop",
+            "data_fetches",
+            "max_live",
         ],
     },
     TableInfo {
@@ -479,6 +481,8 @@ impl Family for StealFamily {
                         ParamValue::Int(s.fishes_sent as i64),
                         ParamValue::Int(s.fishes_failed as i64),
                         ParamValue::Float(s.work_flops / 1e9),
+                        ParamValue::Int(s.data_fetches as i64),
+                        ParamValue::Int(s.max_live as i64),
                     ]
                 })
                 .collect();
