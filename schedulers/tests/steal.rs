@@ -391,6 +391,11 @@ proptest! {
 /// thread, so it fishes only while it has none. The root sparks a (0.5 s) and b (1 s, reads the
 /// 1500-byte input D); it evaluates a itself while PE 1's first FISH takes b.
 fn two_pe_fetch_run(pack_buffer_words: f64) -> StealOutcome {
+    two_pe_fetch_run_with(pack_buffer_words, |_| {})
+}
+
+/// [`two_pe_fetch_run`] with the configuration changed by `change`.
+fn two_pe_fetch_run_with(pack_buffer_words: f64, change: impl Fn(&mut StealConfig)) -> StealOutcome {
     use schedulers::steal::program::Datum;
     let (platform, hosts) = mesh(&[1e9, 1e9], 1e12, 1e-3);
     let mut root = leaf(0.0);
@@ -406,7 +411,7 @@ fn two_pe_fetch_run(pack_buffer_words: f64) -> StealOutcome {
             producer: 0,
         }],
     };
-    let config = StealConfig {
+    let mut config = StealConfig {
         thread_limit: 1,
         time_slice_s: 0.1,
         fish_delay_s: 1e3,
@@ -418,7 +423,30 @@ fn two_pe_fetch_run(pack_buffer_words: f64) -> StealOutcome {
         startup_exchange: false,
         ..StealConfig::default()
     };
+    change(&mut config);
     simulate(platform, &hosts, program, config, policies("grid-gum", 2), true, 1)
+}
+
+#[test]
+fn packing_unpacking_and_thread_creation_are_charged_per_word_and_per_thread() {
+    // The run of the FETCH_ME test with 1e3 flops per packed and per unpacked word (4-byte
+    // words) and 1e6 flops per thread. PE 0 packs b's SCHEDULE (200-byte closure + a 16-byte
+    // FETCH_ME = 54 words) and D's two packets (1500 bytes = 375 words), and unpacks b's value
+    // (16 bytes = 4 words); PE 1 unpacks the same 429 words, packs the 4-word value and creates
+    // b's thread. None of it is the program's work.
+    let out = two_pe_fetch_run_with(256.0, |c| {
+        c.pack_flops_per_word = 1e3;
+        c.unpack_flops_per_word = 1e3;
+        c.thread_create_flops = 1e6;
+    });
+    let expected = [433e3, 433e3 + 1e6];
+    for (pe, want) in out.pes.iter().zip(expected) {
+        assert!((pe.overhead_flops - want).abs() < 1e-6, "{pe:?}");
+    }
+    let work: f64 = out.pes.iter().map(|p| p.work_flops).sum();
+    assert_eq!(work, 1.5e9);
+    // The overheads take CPU time: the run ends later than without them (1.302 s).
+    assert!(out.runtime_s > 1.302 + 1e-4, "{}", out.runtime_s);
 }
 
 fn close(a: f64, b: f64) -> bool {
