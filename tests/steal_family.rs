@@ -53,6 +53,14 @@ fn every_policy_runs_every_program_and_the_tables_add_up() {
                 let sum: f64 = row[4..7].iter().map(|v| v.as_f64().unwrap()).sum();
                 assert!((sum - runtime).abs() < 1e-6 * runtime, "{row:?}");
             }
+            // The PEs' data FETCHes (column 15) add up to the run's; each PE held a thread at
+            // some time only if it created one (column 16 against 7).
+            let fetches: f64 = pes.rows.iter().map(|r| r[15].as_f64().unwrap()).sum();
+            assert_eq!(fetches, out.metrics["data_fetches"]);
+            for row in &pes.rows {
+                let (threads, max_live) = (row[7].as_f64().unwrap(), row[16].as_f64().unwrap());
+                assert!(max_live <= threads && (max_live > 0.0) == (threads > 0.0), "{row:?}");
+            }
             // Activity intervals lie inside the run and never overlap on a PE.
             let activity = &out.tables["activity"];
             let mut last_end = [0.0f64; 8];
@@ -92,7 +100,8 @@ fn every_model_parameter_can_be_set_from_an_experiment_file() {
                   limit_counts_main = 1\ntime_slice_ms = 10\nhop_limit = 5\nfish_delay_ms = 2\n\
                   message_flops = 1e5\nheader_bytes = 100\ncontrol_bytes = 16\nwan_latency_ms = 20\n\
                   queens_board = 10\nqueens_depth = 3\nlocal_latency_factor = 3\nprefer_local = 0\n\
-                  super_schedule = 4\nlow_watermark = 2";
+                  super_schedule = 4\nlow_watermark = 2\npack_buffer_words = 512\npack_flops_per_word = 4\n\
+                  unpack_flops_per_word = 4\nthread_create_flops = 200";
     let e = load(&experiment("gridgum8.toml", params, "grid-gum2")).unwrap_or_else(|e| panic!("{e}"));
     let out = e.family.run(&e.runs[0].spec).unwrap();
     assert_eq!(out.tables["pes"].rows.len(), 4);
@@ -210,5 +219,38 @@ fn refusals_are_typed_by_the_parameter_they_are_about() {
             );
         }
         other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn a_thread_limit_of_one_changes_every_program_that_reads_remote_data() {
+    // linSolv's images fetch the 117 KB matrix in 29 packets; a raytracer whose packet (256
+    // words, 1 KB) cannot hold its 1.7 KB scene fetches the scene. Their threads block on the
+    // FETCHes, so an unlimited PE activates or fishes more sparks while a limited one waits:
+    // the runs differ. sumEuler reads nothing remote.
+    let run = |program: &str, extra: &str, limit: u32| {
+        let text = experiment(
+            "gridgum8.toml",
+            &format!("program = \"{program}\"\nsequential_s = 60\nthread_limit = {limit}\n{extra}"),
+            "grid-gum",
+        );
+        let e = load(&text).unwrap_or_else(|e| panic!("{e}"));
+        e.family.run(&e.runs[0].spec).unwrap().metrics
+    };
+    for (program, extra) in [
+        ("linsolv", ""),
+        ("raytracer", "pack_buffer_words = 256"),
+        ("sumeuler", ""),
+    ] {
+        let free = run(program, extra, 1024);
+        let limited = run(program, extra, 1);
+        let reads_remote = free["data_fetches"] > 0.0;
+        assert_eq!(reads_remote, program != "sumeuler", "{program}: {free:?}");
+        if reads_remote {
+            assert_ne!(
+                free["runtime_s"], limited["runtime_s"],
+                "{program}: {free:?} {limited:?}"
+            );
+        }
     }
 }

@@ -40,6 +40,7 @@ fn leaf(flops: f64) -> Node {
         children: vec![],
         graph_bytes: 200.0,
         result_bytes: 16.0,
+        reads: vec![],
     }
 }
 
@@ -52,6 +53,7 @@ fn flat(n: usize, flops: f64) -> Program {
     Program {
         name: "flat".into(),
         nodes,
+        data: vec![],
     }
 }
 
@@ -121,6 +123,9 @@ fn equal_pes_with_many_equal_sparks_and_no_latency_approach_the_ideal() {
         let ideal = program.total_flops() / (p as f64 * 1e9);
         let config = StealConfig {
             message_flops: 0.0,
+            pack_flops_per_word: 0.0,
+            unpack_flops_per_word: 0.0,
+            thread_create_flops: 0.0,
             fish_delay_s: 1e-6,
             ..StealConfig::default()
         };
@@ -157,6 +162,7 @@ fn ring_run(hop_limit: u32, fish_delay_s: f64) -> StealOutcome {
     let program = Program {
         name: "one".into(),
         nodes: vec![leaf(1e9)],
+        data: vec![],
     };
     let config = StealConfig {
         hop_limit,
@@ -340,6 +346,7 @@ fn random_tree(seed: u64, size: usize) -> Program {
     Program {
         name: "random".into(),
         nodes,
+        data: vec![],
     }
 }
 
@@ -372,6 +379,245 @@ proptest! {
         prop_assert!((done - total).abs() <= 1e-9 * total.max(1.0), "{} vs {}", done, total);
         let fastest_possible = total / speeds.iter().sum::<f64>();
         prop_assert!(out.runtime_s >= fastest_possible * (1.0 - 1e-9));
+        for pe in &out.pes {
+            let accounted = pe.busy_s + pe.blocked_s + pe.idle_s;
+            prop_assert!((accounted - out.runtime_s).abs() <= 1e-6 * out.runtime_s.max(1.0));
+        }
+    }
+}
+
+/// Two PEs of 1e9 flop/s joined by a 1 ms link fast enough that sizes do not matter (1e12 B/s),
+/// slices of 0.1 s, free messages and no overheads, no startup exchange; PE 1 may hold one
+/// thread, so it fishes only while it has none. The root sparks a (0.5 s) and b (1 s, reads the
+/// 1500-byte input D); it evaluates a itself while PE 1's first FISH takes b.
+fn two_pe_fetch_run(pack_buffer_words: f64) -> StealOutcome {
+    two_pe_fetch_run_with(pack_buffer_words, |_| {})
+}
+
+/// [`two_pe_fetch_run`] with the configuration changed by `change`.
+fn two_pe_fetch_run_with(pack_buffer_words: f64, change: impl Fn(&mut StealConfig)) -> StealOutcome {
+    use schedulers::steal::program::Datum;
+    let (platform, hosts) = mesh(&[1e9, 1e9], 1e12, 1e-3);
+    let mut root = leaf(0.0);
+    root.children = vec![1, 2];
+    let a = leaf(0.5e9);
+    let mut b = leaf(1e9);
+    b.reads = vec![0];
+    let program = Program {
+        name: "fetch".into(),
+        nodes: vec![root, a, b],
+        data: vec![Datum {
+            bytes: 1500.0,
+            producer: 0,
+        }],
+    };
+    let mut config = StealConfig {
+        thread_limit: 1,
+        time_slice_s: 0.1,
+        fish_delay_s: 1e3,
+        message_flops: 0.0,
+        pack_flops_per_word: 0.0,
+        unpack_flops_per_word: 0.0,
+        thread_create_flops: 0.0,
+        pack_buffer_words,
+        startup_exchange: false,
+        ..StealConfig::default()
+    };
+    change(&mut config);
+    simulate(platform, &hosts, program, config, policies("grid-gum", 2), true, 1)
+}
+
+#[test]
+fn packing_unpacking_and_thread_creation_are_charged_per_word_and_per_thread() {
+    // The run of the FETCH_ME test with 1e3 flops per packed and per unpacked word (4-byte
+    // words) and 1e6 flops per thread. PE 0 packs b's SCHEDULE (200-byte closure + a 16-byte
+    // FETCH_ME = 54 words) and D's two packets (1500 bytes = 375 words), and unpacks b's value
+    // (16 bytes = 4 words); PE 1 unpacks the same 429 words, packs the 4-word value and creates
+    // b's thread. None of it is the program's work.
+    let out = two_pe_fetch_run_with(256.0, |c| {
+        c.pack_flops_per_word = 1e3;
+        c.unpack_flops_per_word = 1e3;
+        c.thread_create_flops = 1e6;
+    });
+    let expected = [433e3, 433e3 + 1e6];
+    for (pe, want) in out.pes.iter().zip(expected) {
+        assert!((pe.overhead_flops - want).abs() < 1e-6, "{pe:?}");
+    }
+    let work: f64 = out.pes.iter().map(|p| p.work_flops).sum();
+    assert_eq!(work, 1.5e9);
+    // The overheads take CPU time: the run ends later than without them (1.302 s).
+    assert!(out.runtime_s > 1.302 + 1e-4, "{}", out.runtime_s);
+}
+
+fn close(a: f64, b: f64) -> bool {
+    (a - b).abs() <= 1e-7
+}
+
+#[test]
+fn a_thread_reading_a_fetch_me_blocks_exactly_until_its_resume() {
+    // 256 words = 1024 bytes: b's SCHEDULE carries its closure and a FETCH_ME for D, which comes
+    // in two packets. PE 0 runs a and sees messages only at its slice ends (0.1, 0.2, ...):
+    //   0.000 PE 1 FISHes; 0.100 PE 0 sends b; 0.101 b starts on PE 1, FETCH 1 (PE 0 at 0.102);
+    //   0.200 PE 0 sends packet 1; 0.201 b runs again, FETCH 2; 0.300 packet 2; 0.301 b has D
+    //   and starts its 1 s of work; 1.301 b is done.
+    let out = two_pe_fetch_run(256.0);
+    assert_eq!(out.pes[1].data_fetches, 2, "{:?}", out.pes[1]);
+    // b's thread was blocked, and PE 1 had nothing else, from 0.101 to 0.301.
+    assert!(close(out.pes[1].blocked_s, 0.2), "{:?}", out.pes[1]);
+    // The root's value FETCH waited for b (below); its RESUME leaves at 1.301, arrives at 1.302.
+    assert!(close(out.runtime_s, 1.302), "{}", out.runtime_s);
+    assert!(out.evaluations.iter().all(|&e| e == 1));
+}
+
+#[test]
+fn a_fetch_for_a_value_under_evaluation_waits_for_the_evaluation() {
+    // Without the data fetches b starts at 0.101 and ends at 1.101. The root finishes a at 0.5
+    // and FETCHes b's value; PE 1 sees the FETCH at its slice end 0.601, while b still runs, and
+    // keeps it until b is done: the RESUME leaves at 1.101 and the program ends at 1.102. PE 0
+    // holds only the blocked main thread from 0.5 on.
+    let out = two_pe_fetch_run(1e6);
+    assert!(close(out.runtime_s, 1.102), "{}", out.runtime_s);
+    assert!(close(out.pes[0].blocked_s, 1.102 - 0.5), "{:?}", out.pes[0]);
+    assert_eq!(out.messages[MessageKind::Fetch as usize], 1);
+    assert_eq!(out.messages[MessageKind::Resume as usize], 1);
+}
+
+/// `n` sparks of 0.1 s on PE 0's speed, each reading the root's input of `bytes`.
+fn flat_reading(n: usize, bytes: f64) -> Program {
+    use schedulers::steal::program::Datum;
+    let mut program = flat(n, 1e8);
+    for node in &mut program.nodes[1..] {
+        node.reads = vec![0];
+    }
+    program.data = vec![Datum { bytes, producer: 0 }];
+    program
+}
+
+#[test]
+fn data_within_the_packet_limit_travel_with_the_spark_and_are_never_fetched() {
+    let run = |bytes: f64| {
+        let (platform, hosts) = mesh(&[1e9, 5e8, 1e9, 5e8], 1e8, 1e-4);
+        simulate(
+            platform,
+            &hosts,
+            flat_reading(80, bytes),
+            StealConfig::default(),
+            policies("grid-gum", 4),
+            false,
+            3,
+        )
+    };
+    // 4096 bytes is the default packet: with the 200-byte closure, 3800 bytes fit, 4000 do not.
+    let fits = run(3800.0);
+    let exported: u64 = fits.pes.iter().map(|p| p.sparks_exported).sum();
+    assert!(exported > 3, "{exported}");
+    assert_eq!(fits.pes.iter().map(|p| p.data_fetches).sum::<u64>(), 0);
+    // Only the root's value FETCHes remain: one per exported spark at most.
+    assert!(fits.messages[MessageKind::Fetch as usize] <= exported);
+    let fetched = run(4000.0);
+    let fetches: u64 = fetched.pes.iter().map(|p| p.data_fetches).sum();
+    // Each PE that ran an exported spark fetched the datum (one packet) once and kept it.
+    assert!((1..=3).contains(&fetches), "{fetches}");
+    assert!(fetched.pes[0].data_fetches == 0);
+}
+
+/// `program` with every datum folded into the closures of the sparks that read it: the whole
+/// graph in the SCHEDULE, the model before packet limits.
+fn folded(program: &Program) -> Program {
+    let mut out = program.clone();
+    for node in &mut out.nodes {
+        let extra: f64 = node.reads.iter().map(|&d| program.data[d as usize].bytes).sum();
+        node.graph_bytes += extra;
+        node.reads.clear();
+    }
+    out.data.clear();
+    out
+}
+
+/// [`random_tree`] where some nodes produce a datum that their children, and some of their
+/// children's children through them, read.
+fn random_tree_with_data(seed: u64, size: usize) -> Program {
+    use rand::{Rng, SeedableRng};
+    use schedulers::steal::program::Datum;
+    let mut program = random_tree(seed, size);
+    let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0x5eed);
+    for i in 0..program.nodes.len() {
+        if program.nodes[i].children.is_empty() || !rng.gen_bool(0.5) {
+            continue;
+        }
+        let d = program.data.len() as u32;
+        program.data.push(Datum {
+            bytes: rng.gen_range(0.0..2e4),
+            producer: i as u32,
+        });
+        for c in program.nodes[i].children.clone() {
+            if rng.gen_bool(0.7) {
+                program.nodes[c as usize].reads.push(d);
+                for g in program.nodes[c as usize].children.clone() {
+                    if rng.gen_bool(0.5) {
+                        program.nodes[g as usize].reads.push(d);
+                    }
+                }
+            }
+        }
+    }
+    program.validate().unwrap();
+    program
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(24))]
+
+    /// With a packet limit no graph reaches and no overheads, packing data beside a spark is the
+    /// model without packet limits (each spark's whole graph in its SCHEDULE): the same run.
+    #[test]
+    fn a_huge_packet_without_overheads_is_the_whole_graph_model(
+        tree_seed in 0u64..1000,
+        size in 1usize..80,
+        pes in 2usize..5,
+        policy in 0usize..3,
+        limit in prop::sample::select(vec![1usize, 1024]),
+        seed in 0u64..1000,
+    ) {
+        let speeds: Vec<f64> = (0..pes).map(|i| if i % 2 == 0 { 1.395e9 } else { 5.34e8 }).collect();
+        let program = random_tree_with_data(tree_seed, size);
+        let name = ["grid-gum", "grid-gum2", "satin-crs"][policy];
+        let config = StealConfig {
+            thread_limit: limit,
+            pack_buffer_words: 1e12,
+            pack_flops_per_word: 0.0,
+            unpack_flops_per_word: 0.0,
+            thread_create_flops: 0.0,
+            ..StealConfig::default()
+        };
+        let (platform, hosts) = mesh(&speeds, 1e8, 1e-3);
+        let with_data = simulate(platform.clone(), &hosts, program.clone(), config.clone(), policies(name, pes), false, seed);
+        let whole = simulate(platform, &hosts, folded(&program), config, policies(name, pes), false, seed);
+        prop_assert_eq!(with_data, whole);
+    }
+
+    /// With data fetched packet by packet, every node is still evaluated once and the work is
+    /// conserved, whatever the packet, policy, limit and costs.
+    #[test]
+    fn remote_data_keep_every_spark_evaluated_once(
+        tree_seed in 0u64..1000,
+        size in 1usize..80,
+        pes in 1usize..5,
+        policy in 0usize..3,
+        limit in prop::sample::select(vec![1usize, 2, 1024]),
+        words in prop::sample::select(vec![1.0, 64.0, 1024.0]),
+        seed in 0u64..1000,
+    ) {
+        let speeds: Vec<f64> = (0..pes).map(|i| if i % 2 == 0 { 1.395e9 } else { 5.34e8 }).collect();
+        let program = random_tree_with_data(tree_seed, size);
+        let total = program.total_flops();
+        let name = ["grid-gum", "grid-gum2", "satin-crs"][policy];
+        let config = StealConfig { thread_limit: limit, pack_buffer_words: words, ..StealConfig::default() };
+        let (platform, hosts) = mesh(&speeds, 1e8, 1e-3);
+        let out = simulate(platform, &hosts, program, config, policies(name, pes), false, seed);
+        prop_assert!(out.evaluations.iter().all(|&e| e == 1), "{:?}", out.evaluations);
+        let done: f64 = out.pes.iter().map(|p| p.work_flops).sum();
+        prop_assert!((done - total).abs() <= 1e-9 * total.max(1.0));
         for pe in &out.pes {
             let accounted = pe.busy_s + pe.blocked_s + pe.idle_s;
             prop_assert!((accounted - out.runtime_s).abs() <= 1e-6 * out.runtime_s.max(1.0));

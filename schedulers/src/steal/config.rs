@@ -61,6 +61,51 @@ pub const CONTROL_BYTES: Param = Param::real(
 )
 .in_unit("B");
 
+/// `pack_buffer_words`: [`StealConfig::pack_buffer_words`].
+pub const PACK_BUFFER_WORDS: Param = Param::integer(
+    "pack_buffer_words",
+    "packet limit: words of graph one SCHEDULE or RESUME carries (GUM packBufferSize)",
+    "1024",
+    1.0,
+)
+.at_most(1e15)
+.in_unit("words");
+/// `pack_flops_per_word`: [`StealConfig::pack_flops_per_word`].
+pub const PACK_FLOPS_PER_WORD: Param = Param::real(
+    "pack_flops_per_word",
+    "CPU work to pack one word of graph into a packet (GranSim: a load and a store, 4 + 4 cycles)",
+    "8",
+    0.0,
+)
+.at_most(1e12)
+.in_unit("flop");
+/// `unpack_flops_per_word`: [`StealConfig::unpack_flops_per_word`].
+pub const UNPACK_FLOPS_PER_WORD: Param = Param::real(
+    "unpack_flops_per_word",
+    "CPU work to unpack one word of a received packet (GranSim: a load and a store, 4 + 4 cycles)",
+    "8",
+    0.0,
+)
+.at_most(1e12)
+.in_unit("flop");
+/// `thread_create_flops`: [`StealConfig::thread_create_flops`].
+pub const THREAD_CREATE_FLOPS: Param = Param::real(
+    "thread_create_flops",
+    "CPU work to turn a spark into a thread (GranSim THREADCREATETIME: 25 + 75 cycles)",
+    "100",
+    0.0,
+)
+.at_most(1e15)
+.in_unit("flop");
+
+/// Bytes of a heap word on the paper's PEs: 32-bit x86 PCs (1395 and 534 MHz), where GHC's
+/// `StgWord` is 4 bytes. Converts program sizes (bytes) to GUM's packet limit (words).
+pub const WORD_BYTES: f64 = 4.0;
+
+/// Packed size of a FETCH_ME placeholder, bytes: GUM packs one as its global address (PE, slot,
+/// weight) behind a header word (`Pack.c`, `PackFetchMe`): 4 words.
+pub const FETCH_ME_BYTES: f64 = 4.0 * WORD_BYTES;
+
 /// Parameters of the GUM runtime model (see the module docs of [`super::runtime`]).
 #[derive(Clone, Debug, PartialEq)]
 pub struct StealConfig {
@@ -86,6 +131,21 @@ pub struct StealConfig {
     pub header_bytes: f64,
     /// Payload of FISH, FETCH, ACK and startup messages, bytes (a few words each).
     pub control_bytes: f64,
+    /// The packet limit, words (GUM's `packBufferSize`, default 1024 in `RtsFlags.c`): a
+    /// SCHEDULE carries the spark's closure and the data it reads that fit in this many words
+    /// (a FETCH_ME for each of the others); a value or datum larger than it travels in RESUMEs
+    /// of at most this many words, one FETCH each.
+    pub pack_buffer_words: f64,
+    /// CPU work to pack one word into a SCHEDULE or RESUME, flops, charged to the sender. The
+    /// default is GranSim's instruction cost model (GHC's simulator of GUM, `GranSim.h`: a load
+    /// and a store, `LOAD_COST` = `STORE_COST` = 4 cycles; a cycle counts as a flop here).
+    pub pack_flops_per_word: f64,
+    /// CPU work to unpack one received word, flops, charged to the receiver with the message's
+    /// handling; the same GranSim load-and-store figure.
+    pub unpack_flops_per_word: f64,
+    /// CPU work to turn a spark into a thread, flops (GranSim `THREADCREATETIME`:
+    /// 25 cycles plus `THREADSCHEDULETIME` 75). Subsumption creates no thread and costs none.
+    pub thread_create_flops: f64,
     /// Exchange startup messages (every PE to every other, carrying its speed) at time 0.
     pub startup_exchange: bool,
     /// Record every PE's activity intervals (for the activity profile).
@@ -104,6 +164,10 @@ impl Default for StealConfig {
             message_flops: MESSAGE_FLOPS.default_number(),
             header_bytes: HEADER_BYTES.default_number(),
             control_bytes: CONTROL_BYTES.default_number(),
+            pack_buffer_words: PACK_BUFFER_WORDS.default_number(),
+            pack_flops_per_word: PACK_FLOPS_PER_WORD.default_number(),
+            unpack_flops_per_word: UNPACK_FLOPS_PER_WORD.default_number(),
+            thread_create_flops: THREAD_CREATE_FLOPS.default_number(),
             startup_exchange: true,
             record_activity: false,
         }
@@ -122,6 +186,10 @@ impl StealConfig {
             ("message_flops", self.message_flops, false),
             ("header_bytes", self.header_bytes, false),
             ("control_bytes", self.control_bytes, false),
+            ("pack_buffer_words", self.pack_buffer_words, true),
+            ("pack_flops_per_word", self.pack_flops_per_word, false),
+            ("unpack_flops_per_word", self.unpack_flops_per_word, false),
+            ("thread_create_flops", self.thread_create_flops, false),
         ] {
             let ok = x.is_finite() && if min_positive { x > 0.0 } else { x >= 0.0 };
             if !ok {
@@ -140,5 +208,10 @@ impl StealConfig {
             ));
         }
         Ok(())
+    }
+
+    /// The packet limit in bytes.
+    pub fn packet_bytes(&self) -> f64 {
+        self.pack_buffer_words * WORD_BYTES
     }
 }

@@ -9,9 +9,12 @@
 //!
 //! # Program sizes
 //! Every program is scaled so that a sequential run on one PE of `reference_mhz` (1395, the
-//! paper's fast PEs, counting a cycle as a flop) takes `sequential_s` seconds (default 1000:
-//! the order of the paper's runtimes, 180-1340 s; the paper gives no sequential times, and the
-//! same value is used for all four programs so none is fitted to Table 1). The shape of each
+//! paper's fast PEs, counting a cycle as a flop) takes `sequential_s` seconds. The paper gives
+//! no sequential times; the default is each program's own, read from the paper
+//! ([`programs::default_sequential_s`]: Fig 9b's Grid-GUM2 run keeps all eight PEs busy to the
+//! end, so the work is the Grid-GUM2 runtime × 7716 / 1395 MHz), never fitted to a simulated
+//! runtime. The number of sparks, and so their size, comes from each program's own parameters
+//! (chunk size, cut-off depth, rows per block, images). The shape of each
 //! program comes from its generator (`schedulers::steal::programs`), drawn from the run's
 //! `workload.program` stream where it is random (the raytracer's scene).
 
@@ -19,8 +22,8 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use crate::steal::config::{
-    CONTROL_BYTES, FISH_DELAY_MS, HEADER_BYTES, HOP_LIMIT, LIMIT_COUNTS_MAIN, MESSAGE_FLOPS, THREAD_LIMIT,
-    TIME_SLICE_MS,
+    CONTROL_BYTES, FISH_DELAY_MS, HEADER_BYTES, HOP_LIMIT, LIMIT_COUNTS_MAIN, MESSAGE_FLOPS, PACK_BUFFER_WORDS,
+    PACK_FLOPS_PER_WORD, THREAD_CREATE_FLOPS, THREAD_LIMIT, TIME_SLICE_MS, UNPACK_FLOPS_PER_WORD,
 };
 use crate::steal::{self, programs, registry, MessageKind, StealConfig, StealRuntime};
 use sim_core::platform::HostId;
@@ -39,8 +42,12 @@ const PROGRAM: Param = Param::text("program", "the program to run (one of the pr
 const SEQUENTIAL_S: Param = Param::real(
     "sequential_s",
     "sequential runtime of the program on one reference PE",
-    "1000",
+    Param::NO_DEFAULT,
     0.0,
+)
+.computed_default(
+    "the program's Grid-GUM2 runtime in Table 1 x 7716 / 1395 (Fig 9b: all PEs finish together): queens \
+     1715, sumeuler 1543, linsolv 996, raytracer 3164",
 )
 .positive()
 .at_most(1e9)
@@ -81,6 +88,10 @@ const MODEL: &[Param] = &[
     MESSAGE_FLOPS,
     HEADER_BYTES,
     CONTROL_BYTES,
+    PACK_BUFFER_WORDS,
+    PACK_FLOPS_PER_WORD,
+    UNPACK_FLOPS_PER_WORD,
+    THREAD_CREATE_FLOPS,
     WAN_LATENCY_MS,
 ];
 
@@ -160,6 +171,10 @@ fn prepare(spec: &ParamReader) -> Result<Prepared, RunError> {
         message_flops: spec.real(&MESSAGE_FLOPS)?,
         header_bytes: spec.real(&HEADER_BYTES)?,
         control_bytes: spec.real(&CONTROL_BYTES)?,
+        pack_buffer_words: spec.integer(&PACK_BUFFER_WORDS)? as f64,
+        pack_flops_per_word: spec.real(&PACK_FLOPS_PER_WORD)?,
+        unpack_flops_per_word: spec.real(&UNPACK_FLOPS_PER_WORD)?,
+        thread_create_flops: spec.real(&THREAD_CREATE_FLOPS)?,
         startup_exchange: true,
         record_activity: spec.tables.iter().any(|t| t == "activity"),
     };
@@ -171,7 +186,19 @@ fn prepare(spec: &ParamReader) -> Result<Prepared, RunError> {
             format!("names an unknown program '{program}' (valid: {})", names.join(", ")),
         )
     })?;
-    let sequential_s = spec.real(&SEQUENTIAL_S)?;
+    let sequential_s = match spec.optional_real(&SEQUENTIAL_S)? {
+        Some(s) => s,
+        None => {
+            let s = programs::default_sequential_s(&program).ok_or_else(|| {
+                RunError::param(
+                    SEQUENTIAL_S.name,
+                    format!("has no default for program '{program}': set it"),
+                )
+            })?;
+            spec.default_used(SEQUENTIAL_S.name, ParamValue::Float(s));
+            s
+        }
+    };
     let reference_mhz = spec.real(&REFERENCE_MHZ)?;
     let mut program_params = BTreeMap::new();
     let mut policy_params = BTreeMap::new();
@@ -292,12 +319,24 @@ const METRICS: &[Named] = &[
         name: "message_mb",
         description: "bytes of all messages, MB",
     },
+    Named {
+        name: "data_fetches",
+        description: "FETCHes of graph data (FETCH_MEs) sent by threads, all PEs",
+    },
+    Named {
+        name: "max_live_threads",
+        description: "most live threads any PE held at once",
+    },
+    Named {
+        name: "overhead_fraction",
+        description: "CPU work on packing, unpacking and thread creation / the program's work",
+    },
 ];
 
 const TABLES: &[TableInfo] = &[
     TableInfo {
         name: "pes",
-        description: "per PE: host, cluster, speed, busy/blocked/idle time and spark, thread and FISH counts",
+        description: "per PE: host, cluster, speed, busy/blocked/idle time, spark, thread and FISH counts, data FETCHes and the most live threads it held",
         columns: &[
             "pe",
             "host",
@@ -314,6 +353,8 @@ const TABLES: &[TableInfo] = &[
             "fishes_sent",
             "fishes_failed",
             "work_gflop",
+            "data_fetches",
+            "max_live",
         ],
     },
     TableInfo {
@@ -409,6 +450,12 @@ impl Family for StealFamily {
             );
         }
         put("message_mb", outcome.message_bytes / 1e6);
+        put("data_fetches", sum(&|s| s.data_fetches as f64));
+        put(
+            "max_live_threads",
+            outcome.pes.iter().map(|s| s.max_live).max().unwrap_or(0) as f64,
+        );
+        put("overhead_fraction", sum(&|s| s.overhead_flops) / p.total_flops);
         let mut tables = BTreeMap::new();
         let wants = |t: &str| spec.tables.iter().any(|x| x == t);
         if wants("pes") {
@@ -434,6 +481,8 @@ impl Family for StealFamily {
                         ParamValue::Int(s.fishes_sent as i64),
                         ParamValue::Int(s.fishes_failed as i64),
                         ParamValue::Float(s.work_flops / 1e9),
+                        ParamValue::Int(s.data_fetches as i64),
+                        ParamValue::Int(s.max_live as i64),
                     ]
                 })
                 .collect();

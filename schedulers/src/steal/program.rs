@@ -15,13 +15,37 @@
 //! Node 0 is the root, evaluated by the main thread on PE 0. Every other node has exactly one
 //! parent, which lists it once; parents come before their children in `nodes`.
 //!
-//! `graph_bytes` is the packed size of the spark's graph when a SCHEDULE exports it (GUM's
-//! `PackNearbyGraph`: the closure and the data it reaches, e.g. a matrix); `result_bytes` is the
-//! packed size of its value when a RESUME returns it to the demanding PE (a row of pixels, a list
-//! of board positions, one integer).
+//! `graph_bytes` is the packed size of the spark's own closure when a SCHEDULE exports it (the
+//! code pointer and the free variables that are small values: a prime, a row range, a column);
+//! `result_bytes` is the packed size of its value when RESUMEs return it to the demanding PE (a
+//! row of pixels, a list of board positions, one integer).
+//!
+//! # Graph data
+//! Larger structures a spark reads are [`Datum`]s of the program (`Program::data`): linSolv's
+//! matrix, the raytracer's scene, a queens board prefix. A datum is produced by a node's own work
+//! (node 0's: the program's input) and lives in the heap of the PE that ran that node; a spark
+//! names the data it reads in `Node::reads`, and reads them, in order, before its own work. GUM's
+//! packer (`Pack.c`, `PackNearbyGraph`) ships with an exported spark the data that fit in the
+//! packet, and a FETCH_ME placeholder for the rest, which the thread fetches when it touches it
+//! (see [`super::runtime`]). A node may only read data produced by one of its ancestors, which
+//! exist by the time it is sparked, and data of an ancestor above its parent only if its parent
+//! reads them too (a closure's free variables come from its parent's).
 
 /// Index of a node in [`Program::nodes`].
 pub type NodeId = u32;
+
+/// Index of a datum in [`Program::data`].
+pub type DataId = u32;
+
+/// A structure in the heap that sparks read: its packed size and the node whose own work
+/// produces it (0: the program's input, on PE 0 from the start).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Datum {
+    /// Packed size, bytes.
+    pub bytes: f64,
+    /// The node whose own work builds it; it lives on the PE that ran that node.
+    pub producer: NodeId,
+}
 
 /// One spark (or the root) of a program.
 #[derive(Clone, Debug, PartialEq)]
@@ -36,6 +60,8 @@ pub struct Node {
     pub graph_bytes: f64,
     /// Packed size of the node's value (RESUME payload), bytes.
     pub result_bytes: f64,
+    /// Data the node reads before its own work, in order (see the module docs).
+    pub reads: Vec<DataId>,
 }
 
 /// A program: its spark tree, root first.
@@ -45,6 +71,8 @@ pub struct Program {
     pub name: String,
     /// The nodes; node 0 is the root.
     pub nodes: Vec<Node>,
+    /// The data the nodes read.
+    pub data: Vec<Datum>,
 }
 
 /// The largest program a generator may build: bounds memory on any parameter value.
@@ -99,6 +127,60 @@ impl Program {
         if let Some(orphan) = has_parent.iter().skip(1).position(|p| !p) {
             return Err(format!("program '{}': node {} has no parent", self.name, orphan + 1));
         }
+        for (d, datum) in self.data.iter().enumerate() {
+            if !(datum.bytes.is_finite() && datum.bytes >= 0.0) {
+                return Err(format!("program '{}': datum {d}: bytes is {}", self.name, datum.bytes));
+            }
+            if datum.producer as usize >= self.nodes.len() {
+                return Err(format!(
+                    "program '{}': datum {d} is produced by node {}, which does not exist",
+                    self.name, datum.producer
+                ));
+            }
+        }
+        let mut parent = vec![0 as NodeId; self.nodes.len()];
+        for (i, node) in self.nodes.iter().enumerate() {
+            for &c in &node.children {
+                parent[c as usize] = i as NodeId;
+            }
+        }
+        for (i, node) in self.nodes.iter().enumerate() {
+            for &d in &node.reads {
+                let Some(datum) = self.data.get(d as usize) else {
+                    return Err(format!(
+                        "program '{}': node {i} reads datum {d}, which does not exist",
+                        self.name
+                    ));
+                };
+                // The producer must be a proper ancestor: its own work is done before the
+                // reader is sparked.
+                let mut a = i;
+                let found = loop {
+                    if a == 0 {
+                        break false;
+                    }
+                    a = parent[a] as usize;
+                    if a == datum.producer as usize {
+                        break true;
+                    }
+                };
+                if !found {
+                    return Err(format!(
+                        "program '{}': node {i} reads datum {d} of node {}, which is not its ancestor",
+                        self.name, datum.producer
+                    ));
+                }
+                // A spark's closure is built from its parent's free variables: data of a
+                // further ancestor reach it through its parent, which reads them too.
+                let p = parent[i] as usize;
+                if p != datum.producer as usize && !self.nodes[p].reads.contains(&d) {
+                    return Err(format!(
+                        "program '{}': node {i} reads datum {d} of node {}, which its parent {p} does not read",
+                        self.name, datum.producer
+                    ));
+                }
+            }
+        }
         Ok(())
     }
 
@@ -123,6 +205,7 @@ mod tests {
             children: vec![],
             graph_bytes: 100.0,
             result_bytes: 8.0,
+            reads: vec![],
         }
     }
 
@@ -133,6 +216,10 @@ mod tests {
         let good = Program {
             name: "t".into(),
             nodes: vec![root.clone(), leaf(2.0), leaf(3.0)],
+            data: vec![Datum {
+                bytes: 4096.0,
+                producer: 0,
+            }],
         };
         assert_eq!(good.validate(), Ok(()));
         assert_eq!(good.total_flops(), 6.0);
@@ -143,6 +230,26 @@ mod tests {
         let mut orphan = good.clone();
         orphan.nodes.push(leaf(1.0));
         assert!(orphan.validate().unwrap_err().contains("node 3 has no parent"));
+        let mut reads = good.clone();
+        reads.nodes[2].reads = vec![0];
+        assert_eq!(reads.validate(), Ok(()));
+        // Data of a sibling, of the node itself or that does not exist is refused.
+        let mut sibling = reads.clone();
+        sibling.data[0].producer = 1;
+        assert!(sibling.validate().unwrap_err().contains("not its ancestor"));
+        let mut own = reads.clone();
+        own.data[0].producer = 2;
+        assert!(own.validate().unwrap_err().contains("not its ancestor"));
+        let mut deep = reads.clone();
+        deep.nodes.push(leaf(1.0));
+        deep.nodes[2].children = vec![3];
+        deep.nodes[3].reads = vec![0];
+        assert_eq!(deep.validate(), Ok(()));
+        deep.nodes[2].reads = vec![];
+        assert!(deep.validate().unwrap_err().contains("parent 2 does not read"));
+        let mut missing = reads;
+        missing.nodes[1].reads = vec![5];
+        assert!(missing.validate().unwrap_err().contains("does not exist"));
         let mut bad = good;
         bad.nodes[2].own_flops = f64::NAN;
         assert!(bad.validate().unwrap_err().contains("own_flops"));

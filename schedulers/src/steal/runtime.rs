@@ -13,12 +13,12 @@
 //!    also when its pool runs low), unless it holds `thread_limit` live threads (runnable or
 //!    blocked; the main thread counts only with `limit_counts_main`, as GUM's
 //!    `advisory_thread_count` leaves it out) or the fish delay after a FISH that came home has
-//!    not passed. (GUM's `Schedule.c` still fishes at the limit; the model, followed
-//!    here, does not.)
+//!    not passed. (GUM 6.x's `Schedule.c`, `scheduleGetRemoteWork`, also fishes only below
+//!    `maxThreads`.)
 //! 3. runs the next runnable thread for one time slice (round robin); with none, activates the
 //!    oldest spark of its pool as a new thread (not at the thread limit); with none, it is idle.
 //!
-//! A thread evaluates a [`Program`] node: its own work, then it sparks the children into the
+//! A thread evaluates a [`Program`] node: it reads the node's data (below), its own work, then it sparks the children into the
 //! local pool (newest last), then demands them in order. A child still in the local pool is
 //! taken out and evaluated inline by the same thread (subsumption). A child another local
 //! thread is evaluating blocks the demander until it is done. A child that was exported blocks
@@ -27,6 +27,31 @@
 //! sends a RESUME carrying the value (`result_bytes`) when it is done. Then the node's combine
 //! work runs, and the value is available. A thread dies when its root node is done; the program
 //! ends when node 0, run by the main thread on PE 0, is done.
+//!
+//! # Remote data (GUM's `Pack.c` and `HLComms.c`)
+//! Before its own work a node reads the program's data it names ([`Program`]'s `reads`), in
+//! order. Data live on the PE that ran their producer; a PE that does not own a datum holds a
+//! copy only of what reached it. Exporting sparks packs, per spark, its closure and then each
+//! datum it reads that the exporting PE holds whole and that fits in the rest of the packet
+//! (`pack_buffer_words`, GUM's `packBufferSize`); every other datum is packed as a FETCH_ME
+//! (4 words). A thread that reads a datum its PE does not hold whole blocks on it, and the
+//! PE sends a FETCH for the next packet to the owner (one FETCH per PE and datum at a time:
+//! other readers join the blocking queue); the owner answers with a RESUME of at most one
+//! packet, which wakes every reader, and the first to run again fetches the next packet, until
+//! the datum is complete (GUM ships the rest of a large graph as FETCH_MEs that each cost a
+//! round trip). A node's value is returned the same way: a value larger than a packet takes
+//! several RESUMEs, the demander fetching each further one from the PE that evaluated it. A
+//! FETCH for a value still under evaluation waits there until the evaluation ends (GUM's
+//! blocking queue of a black hole). Blocked threads count against `thread_limit`, and a PE
+//! whose threads are all blocked activates another spark or fishes: this is how threads pile
+//! up on a PE (they never migrate; `Pack.c` refuses to pack a thread).
+//!
+//! # Overheads
+//! Packing costs `pack_flops_per_word` per word sent in a SCHEDULE or RESUME, charged to the
+//! sender's CPU at its next scheduler pass (the message leaves at once: the microseconds of
+//! packing are not added to its latency); unpacking costs `unpack_flops_per_word` per word,
+//! with the message's handling; turning a spark into a thread costs `thread_create_flops`
+//! before the thread first runs. None of these counts as the program's work.
 //!
 //! A FISH that reaches a PE is answered by the PE's policy: a SCHEDULE with one spark (or
 //! several: Grid-GUM2's Super-Schedule), taken oldest first, which the fisher puts into its
@@ -43,15 +68,15 @@
 //! and holds a blocked thread, *idle* otherwise. The activity profile records, per PE, the
 //! intervals with at least one runnable thread and their number.
 
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 
 use rand_chacha::ChaCha8Rng;
 use sim_core::platform::HostId;
 use sim_core::{rng, Application, Engine, EngineStats, Notification, Simulation, Tag};
 
-use super::config::StealConfig;
+use super::config::{StealConfig, FETCH_ME_BYTES, WORD_BYTES};
 use super::policy::{Answer, Fish, LoadEntry, PeId, PeView, StealPolicy, LOAD_ENTRY_BYTES};
-use super::program::{NodeId, Program};
+use super::program::{DataId, NodeId, Program};
 
 /// The kinds of message, for counting.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -119,6 +144,12 @@ pub struct PeStats {
     pub fishes_failed: u64,
     /// Work done by its threads, flops.
     pub work_flops: f64,
+    /// FETCHes of graph data (FETCH_MEs) its threads sent.
+    pub data_fetches: u64,
+    /// CPU work on packing, unpacking and creating threads, flops (not in `work_flops`).
+    pub overhead_flops: f64,
+    /// Most live threads it held at once (the main thread counted).
+    pub max_live: usize,
 }
 
 /// An interval of a PE's activity profile.
@@ -170,12 +201,26 @@ struct NodeState {
     waiting: Option<(usize, bool)>,
     /// The PE to RESUME when the node is done (a FETCH reached it first).
     resume_to: Option<PeId>,
-    /// The value arrived at the parent's PE in a RESUME.
+    /// The whole value arrived at the parent's PE in RESUMEs.
     fetched: bool,
+    /// Bytes of the value that arrived at the parent's PE so far.
+    received: f64,
+}
+
+/// A PE's copy of a datum it does not own: what arrived, whether a FETCH is out, and the
+/// threads blocked on it (GUM's blocking queue of a FETCH_ME).
+#[derive(Clone, Debug, Default)]
+struct Copy {
+    bytes: f64,
+    in_flight: bool,
+    waiters: Vec<usize>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Phase {
+    /// Reading the node's data, `next_child` the index in `reads`.
+    Read,
+    /// The node's own work is done (or running).
     Own,
     Demand,
     Combine,
@@ -232,6 +277,8 @@ struct Pe {
     outstanding: [usize; 2],
     next_fish_at: [f64; 2],
     timer_pending: bool,
+    /// CPU work owed for packing and thread creation, charged at the next scheduler pass.
+    debt: f64,
     tally: Tally,
     level: usize,
     since: f64,
@@ -241,11 +288,38 @@ struct Pe {
 
 #[derive(Clone, Debug)]
 enum Body {
-    Hello { speed: f64 },
+    Hello {
+        speed: f64,
+    },
     Fish(Fish),
-    Schedule { nodes: Vec<NodeId>, wide: bool },
-    Fetch { node: NodeId, requester: PeId, hop: usize },
-    Resume { node: NodeId },
+    /// Sparks with the data packed beside them (the others travel as FETCH_MEs).
+    Schedule {
+        nodes: Vec<NodeId>,
+        wide: bool,
+        packed: Vec<DataId>,
+        bytes: f64,
+    },
+    Fetch {
+        node: NodeId,
+        requester: PeId,
+        hop: usize,
+    },
+    /// A packet of a node's value.
+    Resume {
+        node: NodeId,
+        bytes: f64,
+    },
+    /// A FETCH of the datum's next packet, from `offset` bytes on.
+    FetchData {
+        datum: DataId,
+        requester: PeId,
+        offset: f64,
+    },
+    /// A packet of a datum.
+    ResumeData {
+        datum: DataId,
+        bytes: f64,
+    },
     Ack,
 }
 
@@ -255,8 +329,8 @@ impl Body {
             Body::Hello { .. } => MessageKind::Hello,
             Body::Fish(_) => MessageKind::Fish,
             Body::Schedule { .. } => MessageKind::Schedule,
-            Body::Fetch { .. } => MessageKind::Fetch,
-            Body::Resume { .. } => MessageKind::Resume,
+            Body::Fetch { .. } | Body::FetchData { .. } => MessageKind::Fetch,
+            Body::Resume { .. } | Body::ResumeData { .. } => MessageKind::Resume,
             Body::Ack => MessageKind::Ack,
         }
     }
@@ -268,6 +342,8 @@ struct Message {
     sent_at: f64,
     body: Body,
     info: Vec<LoadEntry>,
+    /// Packed graph carried, bytes (what the receiver unpacks).
+    graph_bytes: f64,
 }
 
 /// Kind codes of the runtime's [`Tag`]s: a PE's exec (index: the PE), a message in flight
@@ -281,6 +357,8 @@ pub struct StealRuntime {
     config: StealConfig,
     program: Program,
     nodes: Vec<NodeState>,
+    /// Copies of data on PEs other than their owner, by (datum, PE).
+    copies: HashMap<(DataId, u32), Copy>,
     threads: Vec<Thread>,
     pes: Vec<Pe>,
     messages: Vec<Option<Message>>,
@@ -358,6 +436,7 @@ impl StealRuntime {
                 outstanding: [0; 2],
                 next_fish_at: [0.0; 2],
                 timer_pending: false,
+                debt: 0.0,
                 tally: Tally::Idle,
                 level: 0,
                 since: 0.0,
@@ -374,6 +453,7 @@ impl StealRuntime {
                     waiting: None,
                     resume_to: None,
                     fetched: false,
+                    received: 0.0,
                 };
                 n
             ],
@@ -383,6 +463,7 @@ impl StealRuntime {
             },
             config,
             program,
+            copies: HashMap::new(),
             threads: Vec::new(),
             pes,
             messages: Vec::new(),
@@ -403,11 +484,20 @@ impl StealRuntime {
     fn send(&mut self, e: &mut Engine, from: PeId, to: PeId, body: Body) {
         let now = e.now().secs();
         let info = self.policies[from].piggyback(&view(&self.pes, &self.clusters, now, from));
+        let graph_bytes = match &body {
+            Body::Schedule { bytes, .. } | Body::Resume { bytes, .. } | Body::ResumeData { bytes, .. } => *bytes,
+            _ => 0.0,
+        };
         let payload = match &body {
-            Body::Schedule { nodes, .. } => nodes.iter().map(|&c| self.program.nodes[c as usize].graph_bytes).sum(),
-            Body::Resume { node } => self.program.nodes[*node as usize].result_bytes,
+            Body::Schedule { .. } | Body::Resume { .. } | Body::ResumeData { .. } => graph_bytes,
             _ => self.config.control_bytes,
         };
+        // The sender packs the graph: its CPU pays at its next scheduler pass.
+        let pack = self.config.pack_flops_per_word * graph_bytes / WORD_BYTES;
+        if pack > 0.0 {
+            self.pes[from].debt += pack;
+            self.pes[from].stats.overhead_flops += pack;
+        }
         let bytes = self.config.header_bytes + payload + LOAD_ENTRY_BYTES * info.len() as f64;
         self.outcome.messages[body.kind() as usize] += 1;
         self.outcome.message_bytes += bytes;
@@ -417,6 +507,7 @@ impl StealRuntime {
             sent_at: now,
             body,
             info,
+            graph_bytes,
         };
         let id = match self.free_messages.pop() {
             Some(id) => {
@@ -448,10 +539,17 @@ impl StealRuntime {
         if self.done || !matches!(self.pes[p].cpu, Cpu::Idle) {
             return;
         }
-        if !self.pes[p].inbox.is_empty() {
+        if !self.pes[p].inbox.is_empty() || self.pes[p].debt > 0.0 {
             let batch = std::mem::take(&mut self.pes[p].inbox);
-            if self.config.message_flops > 0.0 {
-                let flops = self.config.message_flops * batch.len() as f64;
+            let unpack: f64 = batch
+                .iter()
+                .filter_map(|&id| self.messages[id].as_ref())
+                .map(|m| self.config.unpack_flops_per_word * m.graph_bytes / WORD_BYTES)
+                .sum();
+            self.pes[p].stats.overhead_flops += unpack;
+            let debt = std::mem::take(&mut self.pes[p].debt);
+            let flops = self.config.message_flops * batch.len() as f64 + unpack + debt;
+            if flops > 0.0 {
                 e.start_exec(self.pes[p].host, flops, Tag::new(p, EXEC).into());
                 self.pes[p].cpu = Cpu::Messages(batch);
             } else {
@@ -463,6 +561,16 @@ impl StealRuntime {
             return;
         }
         let next = self.pes[p].run_queue.pop_front().or_else(|| self.activate(p));
+        if self.pes[p].debt > 0.0 {
+            // Creating the thread comes first; the scheduler loop then runs it.
+            if let Some(t) = next {
+                self.pes[p].run_queue.push_front(t);
+            }
+            let debt = std::mem::take(&mut self.pes[p].debt);
+            e.start_exec(self.pes[p].host, debt, Tag::new(p, EXEC).into());
+            self.pes[p].cpu = Cpu::Messages(Vec::new());
+            return;
+        }
         self.maybe_fish(e, p, next.is_none());
         if let Some(t) = next {
             let slice = self.config.time_slice_s * self.pes[p].speed;
@@ -488,16 +596,22 @@ impl StealRuntime {
         }
         let node = self.pop_spark(p)?;
         self.nodes[node as usize].place = Place::Running(p);
+        let create = self.config.thread_create_flops;
         let pe = &mut self.pes[p];
         pe.live += 1;
+        pe.stats.max_live = pe.stats.max_live.max(pe.live);
         pe.stats.threads += 1;
+        if create > 0.0 {
+            pe.debt += create;
+            pe.stats.overhead_flops += create;
+        }
         self.threads.push(Thread {
             frames: vec![Frame {
                 node,
-                phase: Phase::Own,
+                phase: Phase::Read,
                 next_child: 0,
             }],
-            remaining: self.program.nodes[node as usize].own_flops,
+            remaining: 0.0,
         });
         Some(self.threads.len() - 1)
     }
@@ -599,6 +713,45 @@ impl StealRuntime {
             };
             let node = frame.node as usize;
             match frame.phase {
+                Phase::Read => {
+                    let Some(&d) = self.program.nodes[node].reads.get(frame.next_child as usize) else {
+                        let top = self.top(thread);
+                        top.phase = Phase::Own;
+                        top.next_child = 0;
+                        let flops = self.program.nodes[node].own_flops;
+                        self.threads[thread].remaining = flops;
+                        if flops > 0.0 {
+                            return Step::Run;
+                        }
+                        continue;
+                    };
+                    if self.holds(p, d) {
+                        self.top(thread).next_child += 1;
+                        continue;
+                    }
+                    // A FETCH_ME: fetch the next packet unless a FETCH is out already, and
+                    // block on it.
+                    let owner = self.owner(d);
+                    let copy = self.copies.entry((d, p as u32)).or_default();
+                    copy.waiters.push(thread);
+                    let offset = copy.bytes;
+                    let send = !std::mem::replace(&mut copy.in_flight, true);
+                    self.block(p);
+                    if send {
+                        self.pes[p].stats.data_fetches += 1;
+                        self.send(
+                            e,
+                            p,
+                            owner,
+                            Body::FetchData {
+                                datum: d,
+                                requester: p,
+                                offset,
+                            },
+                        );
+                    }
+                    return Step::Blocked;
+                }
                 Phase::Own => {
                     for i in 0..self.program.nodes[node].children.len() {
                         let c = self.program.nodes[node].children[i];
@@ -631,14 +784,10 @@ impl StealRuntime {
                             self.top(thread).next_child += 1;
                             self.threads[thread].frames.push(Frame {
                                 node: c,
-                                phase: Phase::Own,
+                                phase: Phase::Read,
                                 next_child: 0,
                             });
-                            let flops = self.program.nodes[c as usize].own_flops;
-                            self.threads[thread].remaining = flops;
-                            if flops > 0.0 {
-                                return Step::Run;
-                            }
+                            self.threads[thread].remaining = 0.0;
                         }
                         Place::Done(q) if q == p => self.top(thread).next_child += 1,
                         _ if child.fetched => self.top(thread).next_child += 1,
@@ -648,7 +797,14 @@ impl StealRuntime {
                             return Step::Blocked;
                         }
                         _ => {
-                            let first = child.trail.first().map(|&q| q as usize);
+                            // The first FETCH follows the spark's path; one for a further
+                            // packet of a value goes to the PE that sent the first.
+                            let hop = if child.received > 0.0 {
+                                child.trail.len().saturating_sub(1)
+                            } else {
+                                0
+                            };
+                            let first = child.trail.get(hop).map(|&q| q as usize);
                             self.nodes[c as usize].waiting = Some((thread, true));
                             self.block(p);
                             match first {
@@ -659,7 +815,7 @@ impl StealRuntime {
                                     Body::Fetch {
                                         node: c,
                                         requester: p,
-                                        hop: 0,
+                                        hop,
                                     },
                                 ),
                                 None => {
@@ -691,6 +847,55 @@ impl StealRuntime {
             .expect("a live thread has a frame")
     }
 
+    /// The PE whose heap holds datum `d`: the one that ran its producer.
+    fn owner(&self, d: DataId) -> PeId {
+        match self.nodes[self.program.data[d as usize].producer as usize].place {
+            Place::Running(q) | Place::Done(q) => q,
+            // A reader exists only once its ancestor's own work is done.
+            _ => 0,
+        }
+    }
+
+    /// Whether `p` holds all of datum `d`.
+    fn holds(&self, p: PeId, d: DataId) -> bool {
+        self.owner(d) == p
+            || self
+                .copies
+                .get(&(d, p as u32))
+                .is_some_and(|c| c.bytes >= self.program.data[d as usize].bytes)
+    }
+
+    /// The next packet of node `node`'s value for a requester that has `received` bytes.
+    fn value_packet(&self, node: NodeId) -> f64 {
+        let n = node as usize;
+        let left = (self.program.nodes[n].result_bytes - self.nodes[n].received).max(0.0);
+        left.min(self.config.packet_bytes())
+    }
+
+    /// Packs sparks `nodes` on `p` for a SCHEDULE: each spark's closure, then the data it reads
+    /// that `p` holds whole and that fit in the rest of its packet; a FETCH_ME for the others.
+    fn pack(&self, p: PeId, nodes: &[NodeId]) -> (Vec<DataId>, f64) {
+        let limit = self.config.packet_bytes();
+        let mut packed = Vec::new();
+        let mut bytes = 0.0;
+        for &c in nodes {
+            let node = &self.program.nodes[c as usize];
+            let mut room = limit - node.graph_bytes;
+            bytes += node.graph_bytes;
+            for &d in &node.reads {
+                let size = self.program.data[d as usize].bytes;
+                if size <= room && self.holds(p, d) {
+                    room -= size;
+                    bytes += size;
+                    packed.push(d);
+                } else {
+                    bytes += FETCH_ME_BYTES;
+                }
+            }
+        }
+        (packed, bytes)
+    }
+
     fn block(&mut self, p: PeId) {
         self.pes[p].blocked += 1;
     }
@@ -710,7 +915,8 @@ impl StealRuntime {
             return;
         }
         if let Some(requester) = self.nodes[n].resume_to.take() {
-            self.send(e, p, requester, Body::Resume { node });
+            let bytes = self.value_packet(node);
+            self.send(e, p, requester, Body::Resume { node, bytes });
         } else if let Some((t, false)) = self.nodes[n].waiting {
             self.nodes[n].waiting = None;
             self.wake(p, t);
@@ -728,10 +934,24 @@ impl StealRuntime {
         match msg.body {
             Body::Hello { speed } => self.policies[p].on_hello(&v, msg.from, speed),
             Body::Fish(fish) => self.on_fish(e, p, fish),
-            Body::Schedule { nodes, wide } => {
+            Body::Schedule {
+                nodes, wide, packed, ..
+            } => {
                 for &c in &nodes {
                     self.nodes[c as usize].place = Place::Pooled(p);
                     self.pes[p].pool.push_back(c);
+                }
+                // Unpacked data replace the FETCH_MEs: threads blocked on them run again.
+                for d in packed {
+                    if self.owner(d) == p {
+                        continue;
+                    }
+                    let size = self.program.data[d as usize].bytes;
+                    let copy = self.copies.entry((d, p as u32)).or_default();
+                    copy.bytes = size;
+                    for t in std::mem::take(&mut copy.waiters) {
+                        self.wake(p, t);
+                    }
                 }
                 let pe = &mut self.pes[p];
                 pe.pool_len += nodes.len();
@@ -754,18 +974,44 @@ impl StealRuntime {
                         },
                     );
                 } else if self.nodes[node as usize].place == Place::Done(p) {
-                    self.send(e, p, requester, Body::Resume { node });
+                    let bytes = self.value_packet(node);
+                    self.send(e, p, requester, Body::Resume { node, bytes });
                 } else {
                     self.nodes[node as usize].resume_to = Some(requester);
                 }
             }
-            Body::Resume { node } => {
+            Body::Resume { node, bytes } => {
                 let n = node as usize;
-                self.nodes[n].fetched = true;
+                self.nodes[n].received += bytes;
+                if self.nodes[n].received >= self.program.nodes[n].result_bytes {
+                    self.nodes[n].fetched = true;
+                }
                 if let Some((t, _)) = self.nodes[n].waiting.take() {
                     self.wake(p, t);
                 }
                 // GUM acknowledges an unpacked graph with the new global addresses.
+                if msg.from != p {
+                    self.send(e, p, msg.from, Body::Ack);
+                }
+            }
+            Body::FetchData {
+                datum,
+                requester,
+                offset,
+            } => {
+                // Data never move, so the owner answers at once with the next packet.
+                let left = (self.program.data[datum as usize].bytes - offset).max(0.0);
+                let bytes = left.min(self.config.packet_bytes());
+                self.send(e, p, requester, Body::ResumeData { datum, bytes });
+            }
+            Body::ResumeData { datum, bytes } => {
+                let size = self.program.data[datum as usize].bytes;
+                let copy = self.copies.entry((datum, p as u32)).or_default();
+                copy.bytes = (copy.bytes + bytes).min(size);
+                copy.in_flight = false;
+                for t in std::mem::take(&mut copy.waiters) {
+                    self.wake(p, t);
+                }
                 if msg.from != p {
                     self.send(e, p, msg.from, Body::Ack);
                 }
@@ -802,7 +1048,18 @@ impl StealRuntime {
                     nodes.push(c);
                 }
                 self.pes[p].stats.sparks_exported += nodes.len() as u64;
-                self.send(e, p, fish.origin, Body::Schedule { nodes, wide: fish.wide });
+                let (packed, bytes) = self.pack(p, &nodes);
+                self.send(
+                    e,
+                    p,
+                    fish.origin,
+                    Body::Schedule {
+                        nodes,
+                        wide: fish.wide,
+                        packed,
+                        bytes,
+                    },
+                );
             }
             Answer::Forward(to) if fish.age < self.config.hop_limit && to != p && to < self.pes.len() => {
                 self.send(e, p, to, Body::Fish(older));
@@ -885,13 +1142,14 @@ impl Application for StealRuntime {
         self.threads.push(Thread {
             frames: vec![Frame {
                 node: 0,
-                phase: Phase::Own,
+                phase: Phase::Read,
                 next_child: 0,
             }],
-            remaining: self.program.nodes[0].own_flops,
+            remaining: 0.0,
         });
         self.nodes[0].place = Place::Running(0);
         self.pes[0].live = 1;
+        self.pes[0].stats.max_live = 1;
         self.pes[0].stats.threads = 1;
         self.pes[0].run_queue.push_back(0);
         for p in 0..self.pes.len() {

@@ -16,12 +16,25 @@
 //!   in prime order (`k` draws, even when the jitter is 0, so the jitter only rescales);
 //! * root own: one unit per spark created;
 //! * root combine: Chinese remaindering of `n + 1` values (solution and determinant) from `k`
-//!   residues with Garner's incremental method, `(n + 1)·k²/2`, plus the sequential tail, sized so
-//!   that it is exactly the fraction `linsolv_tail` of the program's total work.
+//!   residues with Garner's incremental method, `(n + 1)·k²/2`, then rational reconstruction of
+//!   the `n + 1` values from their `k`-word images (an extended Euclid on `k`-word numbers each,
+//!   quadratic in `k`: `(n + 1)·k²`), plus any further sequential tail, sized so that it is
+//!   exactly the fraction `linsolv_tail` of the program's total work.
 //!
-//! `graph_bytes` of an image spark = `n(n+1) × linsolv_entry_bytes` (the matrix and right-hand side
-//! are packed with every exported spark: GUM's packing does not know what the receiver already
-//! holds); `result_bytes` = `(n + 1) × 8` (word-size residues). The root's `graph_bytes` is the same
+//! The default tail is 0: the sequential part of the program's structure is the combining above,
+//! about 3% of the work at the defaults (`1.5·61·32²` against `32` images of about `9·10⁴`), which
+//! the model already charges; Chinese remaindering of 32 residues is cheap next to 32 Gaussian
+//! eliminations. `linsolv_tail` is there to study a heavier tail (a verification of the solution
+//! against the original system, which the sources do not mention).
+//!
+//! **Data:** the matrix and right-hand side, `n(n+1) × linsolv_entry_bytes` (117 120 bytes at the
+//! defaults), are the program's input, on PE 0; every image spark reads them before reducing
+//! them modulo its prime. They are 29 of GUM's 4096-byte packets: an exported image travels with
+//! a FETCH_ME for the matrix, and the thread that runs it fetches the matrix packet by packet,
+//! blocking on each FETCH (GUM's packing does not know what the receiver holds; a PE that has
+//! fetched the matrix once keeps it, as GUM's global-address table does). The image's closure is
+//! [`IMAGE_CLOSURE_BYTES`]; its `result_bytes` = `(n + 1) × 8` (word-size residues), which the
+//! root reads when it combines them. The root's `graph_bytes` is the same
 //! matrix and its `result_bytes` the rational solution, `2(n + 1) × linsolv_entry_bytes`.
 //!
 //! **Sources.** Loidl et al., "Comparing parallel functional languages: programming and
@@ -35,8 +48,8 @@
 //! **Choices the sources leave open.** The irregularity source: real images differ little in
 //! cost (the primes have the same word size), and the original occasionally discards an unlucky
 //! prime dividing the determinant; we model both as the `± linsolv_jitter` uniform factor
-//! (default 0.1), not as actual primes. The tail fraction (`linsolv_tail`, default 0.1) is not in
-//! the paper. The entry size (`linsolv_entry_bytes`, default 32: multi-word integers), `n` = 60 and
+//! (default 0.1), not as actual primes. Any tail beyond the combining (`linsolv_tail`,
+//! default 0) is not in the paper. The entry size (`linsolv_entry_bytes`, default 32: multi-word integers), `n` = 60 and
 //! `k` = 32 are our defaults. Images are created in one flat list (no chunking).
 
 use rand::Rng;
@@ -44,7 +57,13 @@ use rand_chacha::ChaCha8Rng;
 
 use super::check_nodes;
 use crate::registry::{Param, ParamError, Values};
-use crate::steal::program::{Node, Program};
+use crate::steal::program::{DataId, Datum, Node, Program};
+
+/// The matrix and right-hand side, the program's input.
+const MATRIX: DataId = 0;
+
+/// Packed closure of an image spark, bytes: the code pointer, the matrix pointer and the prime.
+pub const IMAGE_CLOSURE_BYTES: f64 = 64.0;
 
 /// Largest number of images accepted (one spark each).
 pub const MAX_PRIMES: u64 = 1_000_000;
@@ -70,8 +89,8 @@ pub const N: Param = Param::integer("linsolv_n", "matrix dimension n", "60", 1.0
 /// `linsolv_tail`: below 1, or the tail would be all the work.
 pub const TAIL: Param = Param::real(
     "linsolv_tail",
-    "sequential tail (rational reconstruction, check) as a fraction of all work",
-    "0.1",
+    "sequential work after Chinese remaindering and rational reconstruction (e.g. a check), as a fraction of all work",
+    "0",
     0.0,
 )
 .at_most(0.95);
@@ -116,28 +135,35 @@ pub(super) fn generate(p: &Values, rng: &mut ChaCha8Rng) -> Result<Program, Para
         .collect();
     let spawn = k as f64;
     let crt = (n + 1.0) * (k as f64) * (k as f64) / 2.0;
-    let parallel_part = spawn + images.iter().sum::<f64>() + crt;
+    let reconstruction = (n + 1.0) * (k as f64) * (k as f64);
+    let parallel_part = spawn + images.iter().sum::<f64>() + crt + reconstruction;
     // tail = t · (rest + tail)  ⇔  tail = rest · t / (1 - t).
     let tail_work = parallel_part * tail / (1.0 - tail);
 
     let mut nodes = Vec::with_capacity(k as usize + 1);
     nodes.push(Node {
         own_flops: spawn,
-        combine_flops: crt + tail_work,
+        combine_flops: crt + reconstruction + tail_work,
         children: (1..=k as u32).collect(),
         graph_bytes: n * (n + 1.0) * entry_bytes,
         result_bytes: 2.0 * (n + 1.0) * entry_bytes,
+        reads: Vec::new(),
     });
     nodes.extend(images.into_iter().map(|cost| Node {
         own_flops: cost,
         combine_flops: 0.0,
         children: Vec::new(),
-        graph_bytes: n * (n + 1.0) * entry_bytes,
+        graph_bytes: IMAGE_CLOSURE_BYTES,
         result_bytes: (n + 1.0) * 8.0,
+        reads: vec![MATRIX],
     }));
     Ok(Program {
         name: "linsolv".into(),
         nodes,
+        data: vec![Datum {
+            bytes: n * (n + 1.0) * entry_bytes,
+            producer: 0,
+        }],
     })
 }
 
@@ -162,7 +188,7 @@ mod tests {
     fn the_tail_is_the_requested_fraction_of_all_work() {
         for tail in [0.0, 0.1, 0.5, 0.95] {
             let p = build(&[("linsolv_tail", tail)], 1);
-            let crt = 61.0 * 32.0 * 32.0 / 2.0;
+            let crt = 1.5 * 61.0 * 32.0 * 32.0;
             let tail_work = p.nodes[0].combine_flops - crt;
             let fraction = tail_work / p.total_flops();
             assert!((fraction - tail).abs() < 1e-12, "{fraction} vs {tail}");
@@ -183,7 +209,9 @@ mod tests {
         assert!(max > min, "the jitter varies the images");
         assert!(p.nodes[1..]
             .iter()
-            .all(|n| n.graph_bytes == 60.0 * 61.0 * 32.0 && n.result_bytes == 61.0 * 8.0));
+            .all(|n| n.graph_bytes == IMAGE_CLOSURE_BYTES && n.result_bytes == 61.0 * 8.0 && n.reads == [MATRIX]));
+        assert_eq!(p.data[0].bytes, 60.0 * 61.0 * 32.0);
+        assert_eq!(p.data[0].producer, 0);
         // Without jitter every image costs the same.
         let flat = build(&[("linsolv_jitter", 0.0)], 5);
         assert!(flat.nodes[1..].iter().all(|n| n.own_flops == nominal));

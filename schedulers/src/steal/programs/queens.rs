@@ -17,7 +17,14 @@
 //! but in a way fixed by the board (no randomness; `rng` is not used).
 //!
 //! `result_bytes` = 16 (the list's end) + solutions in the subtree × N × 8 (a list of N column
-//! numbers per solution); `graph_bytes` = 64 + 8 × depth (the closure and the partial placement).
+//! numbers per solution); `graph_bytes` = 64 + 8 (the closure and the queen the spark adds).
+//!
+//! **Data:** the board prefix. In `pargen` a child's closure is the new queen consed onto its
+//! parent's board, so every spark below depth 1 reads its parent's board (a [`Datum`] of
+//! 8 × depth bytes produced by the parent's own work, on the parent's PE) — the sharing the
+//! GpH program has. Boards are a few words: they always fit in GUM's packet and travel with the
+//! spark, so queens threads never block on data, only parents on their children's results
+//! (whose lists of solutions may take several packets).
 //! The solution count is therefore recoverable from the tree itself ([`solutions`]).
 //!
 //! **Sources.** Al Zain et al. only name the program ("places chess pieces on a board") and
@@ -37,7 +44,10 @@
 //! enumeration in any case.
 
 use crate::registry::{Param, ParamError, Values};
-use crate::steal::program::{Node, NodeId, Program, MAX_NODES};
+use crate::steal::program::{DataId, Datum, Node, NodeId, Program, MAX_NODES};
+
+/// Packed size of one queen of a board (a list cell holding a column), bytes.
+pub const BOARD_ENTRY_BYTES: f64 = 8.0;
 
 /// Cost of one search-tree node (generating its safe children), in the program's relative unit.
 pub const NODE_COST: f64 = 1.0;
@@ -173,19 +183,23 @@ struct Builder {
     full: u32,
     budget: u64,
     nodes: Vec<Node>,
+    data: Vec<Datum>,
 }
 
 impl Builder {
     /// Appends the spark for `at` (depth `depth`) and, before returning, its whole subtree
     /// (parents precede children); returns its id and the solutions under it.
-    fn spark(&mut self, at: Placement, depth: u32) -> Result<(NodeId, u64), OverBudget> {
+    /// `prefix`: the parent's board, which the spark reads (none below the root).
+    fn spark(&mut self, at: Placement, depth: u32, prefix: Option<DataId>) -> Result<(NodeId, u64), OverBudget> {
         let id = self.nodes.len() as NodeId;
         self.nodes.push(Node {
             own_flops: 0.0,
             combine_flops: 0.0,
             children: Vec::new(),
-            graph_bytes: 64.0 + 8.0 * f64::from(depth),
+            // The closure and the queen this spark adds; the rest of the board is the prefix.
+            graph_bytes: 64.0 + if depth > 0 { BOARD_ENTRY_BYTES } else { 0.0 },
             result_bytes: 0.0,
+            reads: prefix.into_iter().collect(),
         });
         let free = at.free(self.full);
         let (own, combine, children, solutions) = if depth == self.cut || depth == self.board || free == 0 {
@@ -200,10 +214,18 @@ impl Builder {
             let mut children = Vec::new();
             let mut solutions = 0;
             let mut rest = free;
+            // The board this node built, which its children share.
+            let board = (depth > 0).then(|| {
+                self.data.push(Datum {
+                    bytes: BOARD_ENTRY_BYTES * f64::from(depth),
+                    producer: id,
+                });
+                (self.data.len() - 1) as DataId
+            });
             while rest != 0 {
                 let bit = rest & rest.wrapping_neg();
                 rest &= rest - 1;
-                let (child, s) = self.spark(at.place(bit, self.full), depth + 1)?;
+                let (child, s) = self.spark(at.place(bit, self.full), depth + 1, board)?;
                 children.push(child);
                 solutions += s;
             }
@@ -255,8 +277,9 @@ fn tree(board: u32, cut: u32, budget: u64) -> Result<Program, ParamError> {
         full,
         budget,
         nodes: Vec::with_capacity(sparks as usize),
+        data: Vec::new(),
     };
-    builder.spark(Placement::EMPTY, 0).map_err(|OverBudget| {
+    builder.spark(Placement::EMPTY, 0, None).map_err(|OverBudget| {
         ParamError::new(
             BOARD.name,
             format!(
@@ -267,6 +290,7 @@ fn tree(board: u32, cut: u32, budget: u64) -> Result<Program, ParamError> {
     Ok(Program {
         name: "queens".into(),
         nodes: builder.nodes,
+        data: builder.data,
     })
 }
 
@@ -290,6 +314,35 @@ mod tests {
 
     fn build(board: u32, cut: u32) -> Program {
         tree(board, cut, SEARCH_BUDGET).unwrap()
+    }
+
+    #[test]
+    fn sparks_below_the_first_row_read_their_parents_board() {
+        let program = build(8, 3);
+        let mut parent = vec![None; program.nodes.len()];
+        let mut depth = vec![0u32; program.nodes.len()];
+        for (i, node) in program.nodes.iter().enumerate() {
+            for &c in &node.children {
+                parent[c as usize] = Some(i);
+                depth[c as usize] = depth[i] + 1;
+            }
+        }
+        for (i, node) in program.nodes.iter().enumerate() {
+            if depth[i] <= 1 {
+                assert!(node.reads.is_empty(), "node {i} at depth {}", depth[i]);
+                continue;
+            }
+            let p = parent[i].unwrap();
+            assert_eq!(node.reads.len(), 1, "node {i}");
+            let board = &program.data[node.reads[0] as usize];
+            assert_eq!(board.producer as usize, p);
+            assert_eq!(board.bytes, BOARD_ENTRY_BYTES * f64::from(depth[p]));
+        }
+        // One board per internal node below the root.
+        let internal = (1..program.nodes.len())
+            .filter(|&i| !program.nodes[i].children.is_empty())
+            .count();
+        assert_eq!(program.data.len(), internal);
     }
 
     #[test]

@@ -36,8 +36,11 @@
 //! sampling, one uniform draw per block in block order), times the block's pixels: for studies of
 //! heavy tails independent of any scene.
 //!
-//! `graph_bytes` = 64 × objects + 128 (the scene is packed with every spark, and with the root);
-//! a block's `result_bytes` = rows × width × 24 (a list of RGB triples of 8-byte numbers), the
+//! **Data:** the scene, 64 × objects + 128 bytes, built by the root's own work on PE 0 and read
+//! by every block spark before it traces (the GpH ray tracer maps its row function, closed over
+//! the scene, over the rows). It travels with an exported block when it fits in the packet
+//! (1664 bytes for the default 24 spheres, under GUM's 4096-byte packet), and is fetched packet by
+//! packet otherwise. A block's closure is [`BLOCK_CLOSURE_BYTES`]; a block's `result_bytes` = rows × width × 24 (a list of RGB triples of 8-byte numbers), the
 //! root's the whole image. The root's own work is one unit per object (building the scene) and
 //! per block (sparking it); its combine is [`ASSEMBLY_COST`] per pixel (concatenating the rows).
 //!
@@ -55,7 +58,14 @@ use rand_chacha::ChaCha8Rng;
 
 use super::check_nodes;
 use crate::registry::{Param, ParamError, Values};
-use crate::steal::program::{Node, Program};
+use crate::steal::program::{DataId, Datum, Node, Program};
+
+/// The scene, the one datum of the program.
+const SCENE: DataId = 0;
+
+/// Packed closure of a block spark, bytes: the code pointer, the scene pointer and the block's
+/// first and last row.
+pub const BLOCK_CLOSURE_BYTES: f64 = 64.0;
 
 /// Spheres per cluster (the last clusters may hold one fewer).
 pub const CLUSTER_SIZE: u64 = 8;
@@ -389,17 +399,24 @@ pub(super) fn generate(p: &Values, rng: &mut ChaCha8Rng) -> Result<Program, Para
         children: (1..=blocks as u32).collect(),
         graph_bytes: scene_bytes,
         result_bytes: (width * height) as f64 * 24.0,
+        reads: Vec::new(),
     });
     nodes.extend(costs.into_iter().enumerate().map(|(b, cost)| Node {
         own_flops: cost,
         combine_flops: 0.0,
         children: Vec::new(),
-        graph_bytes: scene_bytes,
+        graph_bytes: BLOCK_CLOSURE_BYTES,
         result_bytes: block_pixels(b as u64) * 24.0,
+        reads: vec![SCENE],
     }));
     Ok(Program {
         name: "raytracer".into(),
         nodes,
+        // Built by the root's own work, on PE 0.
+        data: vec![Datum {
+            bytes: scene_bytes,
+            producer: 0,
+        }],
     })
 }
 
@@ -450,7 +467,13 @@ mod tests {
         assert_eq!(p.sparks(), 3);
         assert_eq!(p.nodes[1].result_bytes, 4.0 * 400.0 * 24.0);
         assert_eq!(p.nodes[3].result_bytes, 2.0 * 400.0 * 24.0);
-        assert!(p.nodes.iter().all(|n| n.graph_bytes == 64.0 * 24.0 + 128.0));
+        // Every block reads the scene, built by the root; its closure is small.
+        assert_eq!(p.data.len(), 1);
+        assert_eq!(p.data[0].bytes, 64.0 * 24.0 + 128.0);
+        assert_eq!(p.data[0].producer, 0);
+        assert!(p.nodes[1..]
+            .iter()
+            .all(|n| n.graph_bytes == BLOCK_CLOSURE_BYTES && n.reads == [SCENE]));
         assert_eq!(p.nodes[0].result_bytes, 10.0 * 400.0 * 24.0);
     }
 

@@ -12,7 +12,9 @@
 //! Chunk costs thus grow linearly along the list, from `c(c+1)/2` to about `n·c`: the irregularity
 //! is limited and predictable, not random (`rng` is not used). `graph_bytes` = 64 (the closure and
 //! the chunk's two bounds; the list is generated where the chunk is evaluated); `result_bytes` = 16
-//! (one boxed integer).
+//! (one boxed integer). **Data:** none. A chunk spark reads only its two bounds, which are in its
+//! closure (`[a..b]` is enumerated where the chunk runs), so it never touches remote data and
+//! never blocks on a FETCH: the thread limit can only act on it through the PEs' fishing.
 //!
 //! **Sources.** Al Zain et al. name and classify the program only; Loidl et al. (HOSC 16(3), 2003)
 //! do not include it. The shape is that of the GpH `sumTotient` by P. Trinder (2003, after
@@ -65,6 +67,7 @@ pub(super) fn generate(p: &Values) -> Result<Program, ParamError> {
         children: (1..=chunks as u32).collect(),
         graph_bytes: 64.0,
         result_bytes: 16.0,
+        reads: Vec::new(),
     });
     for j in 0..chunks {
         nodes.push(Node {
@@ -73,11 +76,14 @@ pub(super) fn generate(p: &Values) -> Result<Program, ParamError> {
             children: Vec::new(),
             graph_bytes: 64.0,
             result_bytes: 16.0,
+            // A chunk spark reads nothing beyond its closure: it generates its own list.
+            reads: Vec::new(),
         });
     }
     Ok(Program {
         name: "sumeuler".into(),
         nodes,
+        data: Vec::new(),
     })
 }
 
