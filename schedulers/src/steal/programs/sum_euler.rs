@@ -22,7 +22,10 @@
 //! the list of totients evaluated by `parListChunk 100` — the strategy of Trinder, Hammond, Loidl
 //! & Peyton Jones, "Algorithm + Strategy = Parallelism", JFP 8(1), 1998. We model the variant that
 //! sums each chunk inside its spark (`sum . map (sum . map euler) . splitAtN c`), so only one
-//! integer per chunk returns to the root; the chunk size 100 and `n` = 20000 are our defaults.
+//! integer per chunk returns to the root. The defaults `n` = 5000 and chunk size 100 are those of
+//! H-W. Loidl's GpH sumEuler (2001; J. Berthold's 2008 port, `parallel/sumeuler/SumEuler.hs` of
+//! GHC's nofib suite: "using defaults: 38,5000,100", i.e. its JFP version over an interval of 5000
+//! in chunks of 100); Al Zain et al. give no input size.
 //!
 //! **Choices the sources leave open.** The `gcd` inside `relprime` takes `O(log k)` Euclid steps;
 //! we count one unit per test regardless (a factor varying by about 2 across the list at the
@@ -41,7 +44,7 @@ pub const MAX_N: u64 = 1_000_000_000;
 pub const PER_CHUNK_COST: f64 = 1.0;
 
 /// `sumeuler_n`: n.
-pub const N: Param = Param::integer("sumeuler_n", "upper end n of [1..n]", "20000", 1.0).at_most(MAX_N as f64);
+pub const N: Param = Param::integer("sumeuler_n", "upper end n of [1..n]", "5000", 1.0).at_most(MAX_N as f64);
 
 /// `sumeuler_chunk`: c.
 pub const CHUNK: Param =
