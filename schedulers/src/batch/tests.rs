@@ -335,3 +335,115 @@ proptest! {
         }
     }
 }
+
+/// Mean wait of FCFS on one unit over `reps` independent runs of `n` jobs with Poisson
+/// arrivals at rate `lambda` and run times drawn by `service`, the first `warm` jobs of each
+/// left out; the mean over runs and the half-width of its 95% Student-t interval.
+fn fcfs_one_unit_wait(
+    reps: u64,
+    n: usize,
+    warm: usize,
+    lambda: f64,
+    service: impl Fn(&mut rand_chacha::ChaCha8Rng) -> f64,
+) -> (f64, f64) {
+    use rand_distr::{Distribution, Exp};
+    let gaps = Exp::new(lambda).unwrap();
+    let means: Vec<f64> = (0..reps)
+        .map(|rep| {
+            let mut rng = sim_core::rng::stream(rep, "batch.queueing");
+            let mut t = 0.0;
+            let list: Vec<BatchJob> = (0..n)
+                .map(|i| {
+                    t += gaps.sample(&mut rng);
+                    let run = service(&mut rng);
+                    BatchJob {
+                        id: i as i64,
+                        submit_s: t,
+                        size: 1,
+                        request_s: run,
+                        runtime_s: run,
+                    }
+                })
+                .collect();
+            let one = SimConfig {
+                units: 1,
+                kill_at_walltime: true,
+            };
+            let out = run_with("fcfs", &list, one);
+            let waits: Vec<f64> = out
+                .jobs
+                .iter()
+                .filter(|r| r.index >= warm)
+                .map(|r| r.start_s - list[r.index].submit_s)
+                .collect();
+            waits.iter().sum::<f64>() / waits.len() as f64
+        })
+        .collect();
+    let k = means.len() as f64;
+    let mean = means.iter().sum::<f64>() / k;
+    let var = means.iter().map(|m| (m - mean).powi(2)).sum::<f64>() / (k - 1.0);
+    (mean, crate::stats::t_factor(0.95, means.len() - 1) * (var / k).sqrt())
+}
+
+// Issue 42's queueing checks: one unit under FCFS is a single-server FIFO queue.
+// M/M/1, λ = 0.5, μ = 1: mean wait in queue ρ/(μ − λ) = 0.5 / 0.5 = 1 s (Kleinrock, Queueing
+// Systems I, 1975, eq. 3.26). M/G/1 with uniform run times on [0, 2] s (E[S] = 1, E[S²] = 4/3):
+// Pollaczek–Khinchine λE[S²] / (2(1 − ρ)) = 0.5 · (4/3) / 1 = 2/3 s.
+#[test]
+fn one_unit_fcfs_is_mm1_and_pollaczek_khinchine() {
+    use rand::Rng;
+    use rand_distr::{Distribution, Exp};
+    let exp = Exp::new(1.0).unwrap();
+    let (mean, half) = fcfs_one_unit_wait(30, 20_000, 1_000, 0.5, |r| exp.sample(r));
+    assert!((mean - 1.0).abs() <= half, "M/M/1: {mean} ± {half}, expected 1");
+    let (mean, half) = fcfs_one_unit_wait(30, 20_000, 1_000, 0.5, |r| r.gen_range(0.0..2.0));
+    assert!((mean - 2.0 / 3.0).abs() <= half, "M/G/1: {mean} ± {half}, expected 2/3");
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    // EASY never starts the queue head later than any reservation it was given: each
+    // reservation is recomputed here from the view (the earliest date enough units are free
+    // once the running and just-started jobs end at their requests), independently of
+    // `easy_backfill`.
+    #[test]
+    fn easy_never_delays_the_head_past_its_reservation((units, list) in random_jobs(), sjbf in any::<bool>()) {
+        struct Watch(Box<dyn BatchPolicy>, BTreeMap<usize, f64>);
+        impl BatchPolicy for Watch {
+            fn decide(&mut self, view: &BatchView<'_>) -> Vec<usize> {
+                let picks = self.0.decide(view);
+                let Some(head) = (0..view.queue.len()).find(|p| !picks.contains(p)) else {
+                    return picks;
+                };
+                let mut free = view.free as i64;
+                let mut ends: Vec<(f64, i64)> = view.running.iter().map(|r| (r.planned_end_s.max(view.now), r.size as i64)).collect();
+                for &p in &picks {
+                    free -= view.queue[p].size as i64;
+                    ends.push((view.now + view.queue[p].request_s, view.queue[p].size as i64));
+                }
+                ends.sort_by(|a, b| a.0.total_cmp(&b.0));
+                let need = view.queue[head].size as i64;
+                let mut date = view.now;
+                for (end, n) in ends {
+                    if free >= need {
+                        break;
+                    }
+                    free += n;
+                    date = end;
+                }
+                let slot = self.1.entry(view.queue[head].index).or_insert(date);
+                *slot = slot.min(date);
+                picks
+            }
+        }
+        let policy = build(if sjbf { "easy-sjbf" } else { "easy" }, &BTreeMap::new()).unwrap();
+        let mut watch = Watch(policy, BTreeMap::new());
+        let out = simulate(&list, SimConfig { units, kill_at_walltime: true }, &mut watch).unwrap();
+        for r in &out.jobs {
+            if let Some(&promised) = watch.1.get(&r.index) {
+                prop_assert!(r.start_s <= promised, "job {} reserved at {} started {}", r.index, promised, r.start_s);
+            }
+        }
+    }
+}
