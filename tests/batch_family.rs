@@ -24,7 +24,7 @@ fn cluster(hosts: u32) -> String {
 fn experiment(hosts: u32, trace: &Path, workload: &str, params: &str, scheduler: &str) -> String {
     format!(
         "name = \"t\"\nfamily = \"batch\"\n{}[workload]\ntrace = {:?}\n{workload}\n[params]\n{params}\n\
-         [[schedulers]]\nname = \"{scheduler}\"\n[outputs]\ntables = [\"jobs\"]\n",
+         [[schedulers]]\nname = \"{scheduler}\"\n[outputs]\ntables = [\"jobs\", \"hosts\"]\n",
         cluster(hosts),
         trace
     )
@@ -96,6 +96,28 @@ fn a_hand_made_log_gives_the_hand_worked_schedule() {
         assert_eq!(floats(&out, "bounded_slowdown"), [1.0, 1.9, 1.9]);
         let text = |name| column(&out, name).iter().map(|v| v.to_string()).collect::<Vec<_>>();
         assert_eq!(text("allocated_resources"), ["0-1", "0-3", "0"]);
+        // One `hosts` row per job and host: J1 on 0 and 1, J2 on 0-3, J3 on 0.
+        let hosts: Vec<(i64, i64, f64)> = out.tables["hosts"]
+            .rows
+            .iter()
+            .map(|r| match (&r[0], &r[1], &r[2]) {
+                (ParamValue::Int(h), ParamValue::Int(j), s) => (*h, *j, s.as_f64().unwrap()),
+                other => panic!("{other:?}"),
+            })
+            .collect();
+        assert_eq!(
+            hosts,
+            [
+                (0, 1, 0.0),
+                (1, 1, 0.0),
+                (0, 2, 10.0),
+                (1, 2, 10.0),
+                (2, 2, 10.0),
+                (3, 2, 10.0),
+                (0, 3, 20.0)
+            ],
+            "{scheduler}"
+        );
         assert_eq!(
             text("final_state"),
             [

@@ -153,8 +153,8 @@ const METRICS: &[Named] = &[
     },
 ];
 
-/// Batsim's `_jobs.csv` column names (so that evalys and Batsim users' scripts read the table),
-/// then the bounded slowdown.
+/// `jobs`: Batsim's `_jobs.csv` column names (so that evalys and Batsim users' scripts read the
+/// table), then the bounded slowdown. `hosts`: one row per job and host, for Gantt charts.
 const TABLES: &[TableInfo] = &[TableInfo {
     name: "jobs",
     description: "per job that ran, Batsim's columns: id as written, submit, size, request, start, held time, end, wait, response, stretch (response / held time), units held (Batsim's interval set, 0-based host numbers in platform order), COMPLETED_SUCCESSFULLY or COMPLETED_WALLTIME_REACHED; then the bounded slowdown",
@@ -173,6 +173,11 @@ const TABLES: &[TableInfo] = &[TableInfo {
         "final_state",
         "bounded_slowdown",
     ],
+},
+TableInfo {
+    name: "hosts",
+    description: "per job and host it held (a Gantt chart's rectangles, `kind = \"timeline\"`): host (0-based, platform order), job id as written, start, end, the job's size",
+    columns: &["host", "job_id", "start_s", "end_s", "size"],
 }];
 
 /// A run's jobs and settings, read and checked.
@@ -394,6 +399,27 @@ fn jobs_table(prepared: &Prepared, outcome: &Outcome) -> Vec<Vec<ParamValue>> {
         .collect()
 }
 
+/// The `hosts` table of `outcome`: each job's hosts, by job-list order then host.
+fn hosts_table(prepared: &Prepared, outcome: &Outcome) -> Vec<Vec<ParamValue>> {
+    use ParamValue::{Float, Int};
+    let mut rows = Vec::new();
+    for r in &outcome.jobs {
+        let job = &prepared.jobs[r.index];
+        for &(a, b) in &r.units {
+            for host in a..=b {
+                rows.push(vec![
+                    Int(host as i64),
+                    Int(job.id),
+                    Float(r.start_s),
+                    Float(r.end_s),
+                    Int(job.size as i64),
+                ]);
+            }
+        }
+    }
+    rows
+}
+
 impl Family for BatchFamily {
     fn name(&self) -> &'static str {
         "batch"
@@ -445,6 +471,9 @@ impl Family for BatchFamily {
         let mut tables = BTreeMap::new();
         if spec.tables.iter().any(|t| t == "jobs") {
             tables.extend([declared_table(TABLES, "jobs", jobs_table(&prepared, &outcome))?]);
+        }
+        if spec.tables.iter().any(|t| t == "hosts") {
+            tables.extend([declared_table(TABLES, "hosts", hosts_table(&prepared, &outcome))?]);
         }
         Ok(RunOutput {
             metrics: metrics(&prepared, &outcome),
