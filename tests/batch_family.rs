@@ -100,7 +100,7 @@ fn a_hand_made_log_gives_the_hand_worked_schedule() {
         let hosts: Vec<(i64, i64, f64)> = out.tables["hosts"]
             .rows
             .iter()
-            .map(|r| match (&r[0], &r[1], &r[2]) {
+            .map(|r| match (&r[0], &r[2], &r[3]) {
                 (ParamValue::Int(h), ParamValue::Int(j), s) => (*h, *j, s.as_f64().unwrap()),
                 other => panic!("{other:?}"),
             })
@@ -145,6 +145,38 @@ fn a_hand_made_log_gives_the_hand_worked_schedule() {
     assert_eq!(floats(&out, "waiting_time"), [0.0, 9.5, 19.0]);
 }
 
+// unit = "core" on a random grid of 3 hosts of 2 cores: 6 units, host h holding units 2h and
+// 2h + 1. Under EASY: J1 0-10 on units 0-1 (both cores of host 0); J2 (4 units) fits at 1:
+// 1-11 on units 2-5; J3 (1 unit) waits for J1: 10-30 on unit 0, killed at its 20 s request;
+// J4 (5 units) now fits the platform and is queued, not dropped: the head at 10 behind J3, its
+// shadow 11 (J2's planned end, 1 + 10), when 5 units are free: 11-16 on units 1-5.
+#[test]
+fn core_units_share_a_multicore_host() {
+    let (_dir, trace) = hand_log();
+    let grid = "[platform]\ngenerator = \"random_grid\"\nparams = { hosts = 3, cores = 2, extra_links = 0 }\n";
+    let text = experiment(4, &trace, "", "unit = \"core\"", "easy").replace(&cluster(4), grid);
+    let out = run(&text);
+    assert_eq!(out.metrics["units"], 6.0);
+    assert_eq!(out.metrics["jobs_dropped"], 0.0);
+    assert_eq!(floats(&out, "starting_time"), [0.0, 1.0, 10.0, 11.0]);
+    let sets: Vec<String> = column(&out, "allocated_resources")
+        .iter()
+        .map(|v| v.to_string())
+        .collect();
+    assert_eq!(sets, ["0-1", "2-5", "0", "1-5"]);
+    // `hosts` rows (host, unit): J1's two units are host 0's cores, J2's first is host 1's.
+    let hosts: Vec<(f64, f64)> = out.tables["hosts"]
+        .rows
+        .iter()
+        .take(3)
+        .map(|r| (r[0].as_f64().unwrap(), r[1].as_f64().unwrap()))
+        .collect();
+    assert_eq!(hosts, [(0.0, 0.0), (0.0, 1.0), (1.0, 2.0)]);
+    // unit = "host" on the same platform: 3 units, J2 and J4 dropped.
+    let text = text.replace("unit = \"core\"", "unit = \"host\"");
+    assert_eq!(run(&text).metrics["jobs_dropped"], 2.0);
+}
+
 #[test]
 fn refusals_name_the_field() {
     let (_dir, trace) = hand_log();
@@ -153,7 +185,7 @@ fn refusals_name_the_field() {
     let e = err(experiment(1, &trace, "first = 2", "", "fcfs"));
     assert!(e.contains("every job of the workload needs more hosts"), "{e}");
     for (params, field) in [
-        ("unit = \"core\"", "unit"),
+        ("unit = \"core\"", "unit"), // every host of the generated cluster has one core
         ("unit = \"cpu\"", "unit"),
         ("run_time_model = \"speed\"", "run_time_model"),
         ("tau_s = -1", "tau_s"),

@@ -14,10 +14,11 @@
 //! # Units and run times
 //!
 //! `unit = "host"`: one processor of the log is one host of the platform, the platform's hosts
-//! in order are the units, and a job gets the lowest-numbered free ones. `run_time_model =
-//! "trace"`: a job holds its hosts for its recorded run time, whatever their speed (Batsim's
-//! "delay" profile). Both are parameters so that experiment files name the model they assume;
-//! `"core"` and `"speed"` (issue 42) are refused until they exist. The platform's availability
+//! in order are the units. `unit = "core"`: each core of each host is a unit, numbered host by
+//! host in platform order (host 0's cores first), so several jobs may share a multi-core host;
+//! refused on a platform whose hosts all have one core. A job gets the lowest-numbered free
+//! units. `run_time_model = "trace"`: a job holds its units for its recorded run time, whatever
+//! their speed (Batsim's "delay" profile); `"speed"` (issue 42) is refused until it exists. The platform's availability
 //! is not modelled: a platform with a host state profile is refused.
 //!
 //! # Metrics
@@ -45,7 +46,8 @@ pub struct BatchFamily;
 const UNIT: Param = Param::text(
     "unit",
     "what one processor of the log is: host (each platform host is one unit, as in the KTH and \
-     HPC2N logs, whose machines had one processor per node; issue 42). 'core' is not supported yet",
+     HPC2N logs, whose machines had one processor per node; issue 42) or core (each core of each \
+     host is one unit, so jobs may share a multi-core host)",
     "host",
 );
 /// How long a started job holds its units.
@@ -149,7 +151,7 @@ const METRICS: &[Named] = &[
     },
     Named {
         name: "units",
-        description: "units of the platform (hosts)",
+        description: "units of the platform (hosts, or cores with unit = \"core\")",
     },
 ];
 
@@ -157,7 +159,7 @@ const METRICS: &[Named] = &[
 /// table), then the bounded slowdown. `hosts`: one row per job and host, for Gantt charts.
 const TABLES: &[TableInfo] = &[TableInfo {
     name: "jobs",
-    description: "per job that ran, Batsim's columns: id as written, submit, size, request, start, held time, end, wait, response, stretch (response / held time), units held (Batsim's interval set, 0-based host numbers in platform order), COMPLETED_SUCCESSFULLY or COMPLETED_WALLTIME_REACHED; then the bounded slowdown",
+    description: "per job that ran, Batsim's columns: id as written, submit, size, request, start, held time, end, wait, response, stretch (response / held time), units held (Batsim's interval set, 0-based unit numbers in platform order), COMPLETED_SUCCESSFULLY or COMPLETED_WALLTIME_REACHED; then the bounded slowdown",
     columns: &[
         "job_id",
         "submission_time",
@@ -176,29 +178,31 @@ const TABLES: &[TableInfo] = &[TableInfo {
 },
 TableInfo {
     name: "hosts",
-    description: "per job and host it held (a Gantt chart's rectangles, `kind = \"timeline\"`): host (0-based, platform order), job id as written, start, end, the job's size",
-    columns: &["host", "job_id", "start_s", "end_s", "size"],
+    description: "per job and unit it held (a Gantt chart's rectangles, `kind = \"timeline\"`): the unit's host (0-based, platform order), the unit (the host, or with unit = \"core\" the core's number over all hosts), job id as written, start, end, the job's size",
+    columns: &["host", "unit", "job_id", "start_s", "end_s", "size"],
 }];
 
 /// A run's jobs and settings, read and checked.
 struct Prepared {
     jobs: Vec<BatchJob>,
+    /// The host of each unit, in unit order.
+    unit_host: Vec<u32>,
     config: SimConfig,
     tau_s: f64,
     requests_from_runtime: u64,
 }
 
 fn prepare(spec: &ParamReader) -> Result<Prepared, RunError> {
-    match spec.text(&UNIT)?.as_str() {
-        "host" => {}
-        "core" => {
+    let cores = match spec.text(&UNIT)?.as_str() {
+        "host" => false,
+        "core" => true,
+        other => {
             return Err(RunError::param(
                 UNIT.name,
-                "= 'core' is not supported yet (issue 42): only 'host', one processor per host",
+                format!("must be 'host' or 'core', got '{other}'"),
             ))
         }
-        other => return Err(RunError::param(UNIT.name, format!("must be 'host', got '{other}'"))),
-    }
+    };
     match spec.text(&RUN_TIME_MODEL)?.as_str() {
         "trace" => {}
         "speed" => {
@@ -223,14 +227,30 @@ fn prepare(spec: &ParamReader) -> Result<Prepared, RunError> {
             host.name, spec.platform_name
         )));
     }
-    let units =
-        u32::try_from(platform.hosts.len()).map_err(|_| RunError::platform("the platform has more than 2^32 hosts"))?;
-    if units == 0 {
+    if platform.hosts.is_empty() {
         return Err(RunError::platform(format!(
             "platform '{}' has no host",
             spec.platform_name
         )));
     }
+    if cores && platform.hosts.iter().all(|h| h.cores <= 1) {
+        return Err(RunError::param(
+            UNIT.name,
+            format!(
+                "= 'core' needs hosts of several cores, and every host of platform '{}' has one: use 'host'",
+                spec.platform_name
+            ),
+        ));
+    }
+    // Units in platform order: each host, or each core of each host.
+    let mut unit_host: Vec<u32> = Vec::new();
+    for (i, host) in platform.hosts.iter().enumerate() {
+        let n = if cores { host.cores } else { 1 };
+        unit_host.extend(std::iter::repeat(i as u32).take(n as usize));
+    }
+    let what = if cores { "cores" } else { "hosts" };
+    let units = u32::try_from(unit_host.len())
+        .map_err(|_| RunError::platform(format!("the platform has more than 2^32 {what}")))?;
     let Some(workload) = &spec.workload else {
         return Err(RunError::Other(
             "the batch family replays a job log: name one in [workload] (e.g. trace = \
@@ -274,12 +294,13 @@ fn prepare(spec: &ParamReader) -> Result<Prepared, RunError> {
     if jobs.iter().all(|j| j.size > units) {
         let smallest = jobs.iter().map(|j| j.size).min().unwrap_or(0);
         return Err(RunError::platform(format!(
-            "every job of the workload needs more hosts than platform '{}' has ({units}; the smallest job needs {smallest})",
+            "every job of the workload needs more {what} than platform '{}' has ({units}; the smallest job needs {smallest})",
             spec.platform_name
         )));
     }
     Ok(Prepared {
         jobs,
+        unit_host,
         config: SimConfig {
             units,
             kill_at_walltime,
@@ -406,9 +427,10 @@ fn hosts_table(prepared: &Prepared, outcome: &Outcome) -> Vec<Vec<ParamValue>> {
     for r in &outcome.jobs {
         let job = &prepared.jobs[r.index];
         for &(a, b) in &r.units {
-            for host in a..=b {
+            for unit in a..=b {
                 rows.push(vec![
-                    Int(host as i64),
+                    Int(prepared.unit_host[unit as usize] as i64),
+                    Int(unit as i64),
                     Int(job.id),
                     Float(r.start_s),
                     Float(r.end_s),
