@@ -177,6 +177,40 @@ fn core_units_share_a_multicore_host() {
     assert_eq!(run(&text).metrics["jobs_dropped"], 2.0);
 }
 
+// run_time_model = "speed" on gridgum8 (8 hosts in platform order pe0..pe7, even ones at 1395
+// MHz, odd ones at 534 MHz; one flop per cycle), FCFS, one unit per host.
+// reference_speed_flops = 534e6 (the slow hosts): a job's pace is the largest 534/speed over
+// its hosts. J1 on hosts 0-1: pace 1, 0-10. J2 on hosts 2-5: pace 1, 1-11. J3 on host 6 (fast):
+// 30 s x 534/1395, from 2, under its 20 s request. J4 (5 hosts) waits for 5 free: at 11, hosts
+// 0-4, pace 1: 11-16.
+// The default reference, the fastest host (1395e6): every job holding a slow host runs 1395/534
+// = 2.61 times its recorded time: J1 (26 s), J2 (26 s) and J4 (13 s) pass their 10 s requests,
+// J3 (30 s on a fast host) its 20 s one: all four are killed (the trace model kills J3 only).
+#[test]
+fn the_speed_model_scales_run_times_by_the_slowest_host() {
+    let (_dir, trace) = hand_log();
+    let gridgum8 = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("platforms/data/gridgum8.toml");
+    let platform = format!("[platform]\nfile = {gridgum8:?}\n");
+    let text = |params: &str| experiment(4, &trace, "", params, "fcfs").replace(&cluster(4), &platform);
+    let out = run(&text("run_time_model = \"speed\"\nreference_speed_flops = 534e6"));
+    assert_eq!(floats(&out, "starting_time"), [0.0, 1.0, 2.0, 11.0]);
+    assert_eq!(
+        floats(&out, "finish_time"),
+        [10.0, 11.0, 2.0 + 30.0 * (534e6 / 1395e6), 16.0]
+    );
+    assert_eq!(out.metrics["jobs_killed"], 0.0);
+    let out = run(&text("run_time_model = \"speed\""));
+    assert_eq!(out.metrics["jobs_killed"], 4.0);
+    let out = run(&text(""));
+    assert_eq!(out.metrics["jobs_killed"], 1.0);
+    // The reference speed means nothing under the trace model: refused.
+    let e = load(&text("reference_speed_flops = 1e9")).err().unwrap().to_string();
+    assert!(
+        e.contains("'reference_speed_flops' applies only with run_time_model"),
+        "{e}"
+    );
+}
+
 #[test]
 fn refusals_name_the_field() {
     let (_dir, trace) = hand_log();
@@ -187,7 +221,11 @@ fn refusals_name_the_field() {
     for (params, field) in [
         ("unit = \"core\"", "unit"), // every host of the generated cluster has one core
         ("unit = \"cpu\"", "unit"),
-        ("run_time_model = \"speed\"", "run_time_model"),
+        ("run_time_model = \"fast\"", "run_time_model"),
+        (
+            "run_time_model = \"speed\"\nreference_speed_flops = 0",
+            "reference_speed_flops",
+        ),
         ("tau_s = -1", "tau_s"),
         ("tau_s = 0", "tau_s"),
         ("kill_at_walltime = 1", "kill_at_walltime"),

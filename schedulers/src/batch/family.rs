@@ -18,7 +18,10 @@
 //! host in platform order (host 0's cores first), so several jobs may share a multi-core host;
 //! refused on a platform whose hosts all have one core. A job gets the lowest-numbered free
 //! units. `run_time_model = "trace"`: a job holds its units for its recorded run time, whatever
-//! their speed (Batsim's "delay" profile); `"speed"` (issue 42) is refused until it exists. The platform's availability
+//! their speed (Batsim's "delay" profile). `run_time_model = "speed"`: the recorded run time is
+//! work at `reference_speed_flops` (by default the platform's fastest host, so that no job runs
+//! faster than recorded), and a job runs its run time times reference / speed of the slowest
+//! host it holds; plans still use the requests as written, and kills happen at them. The platform's availability
 //! is not modelled: a platform with a host state profile is refused.
 //!
 //! # Metrics
@@ -33,7 +36,7 @@ use std::collections::BTreeMap;
 use traces::info::nearest_rank;
 
 use super::registry;
-use super::sim::{simulate, BatchJob, FinalState, Outcome, SimConfig};
+use super::sim::{simulate_with_speeds, BatchJob, FinalState, Outcome, SimConfig};
 use crate::family::{
     declared_table, Family, Named, ParamReader, ParamValue, RunError, RunOutput, RunSpec, TableInfo, UsedParams,
 };
@@ -53,10 +56,21 @@ const UNIT: Param = Param::text(
 /// How long a started job holds its units.
 const RUN_TIME_MODEL: Param = Param::text(
     "run_time_model",
-    "trace: a job holds its hosts for its recorded run time, whatever their speed (Batsim's \
-     'delay' profile; issue 42). 'speed' is not supported yet",
+    "trace: a job holds its units for its recorded run time, whatever their speed (Batsim's \
+     'delay' profile; issue 42); speed: the recorded run time is work at reference_speed_flops, \
+     so a job runs as long as its slowest host needs",
     "trace",
 );
+/// The speed at which the log's run times were recorded (`run_time_model = "speed"`).
+const REFERENCE_SPEED: Param = Param::real(
+    "reference_speed_flops",
+    "run_time_model = speed: the speed per core at which the log's run times were recorded",
+    Param::NO_DEFAULT,
+    0.0,
+)
+.positive()
+.in_unit("flop/s")
+.computed_default("the platform's fastest host (no job runs faster than recorded); only with run_time_model = speed");
 /// Whether jobs are killed at their request.
 const KILL_AT_WALLTIME: Param = Param::boolean(
     "kill_at_walltime",
@@ -78,7 +92,7 @@ const TAU_S: Param = Param::real(
 .in_unit("s");
 
 /// The family's own parameters.
-const MODEL: &[Param] = &[UNIT, RUN_TIME_MODEL, KILL_AT_WALLTIME, TAU_S];
+const MODEL: &[Param] = &[UNIT, RUN_TIME_MODEL, REFERENCE_SPEED, KILL_AT_WALLTIME, TAU_S];
 
 const METRICS: &[Named] = &[
     Named {
@@ -185,6 +199,8 @@ TableInfo {
 /// A run's jobs and settings, read and checked.
 struct Prepared {
     jobs: Vec<BatchJob>,
+    /// `run_time_model = "speed"`: each unit's reference speed / its host's speed.
+    slowness: Option<Vec<f64>>,
     /// The host of each unit, in unit order.
     unit_host: Vec<u32>,
     config: SimConfig,
@@ -203,21 +219,22 @@ fn prepare(spec: &ParamReader) -> Result<Prepared, RunError> {
             ))
         }
     };
-    match spec.text(&RUN_TIME_MODEL)?.as_str() {
-        "trace" => {}
-        "speed" => {
+    let speed_model = match spec.text(&RUN_TIME_MODEL)?.as_str() {
+        "trace" if spec.params.contains_key(REFERENCE_SPEED.name) => {
             return Err(RunError::param(
-                RUN_TIME_MODEL.name,
-                "= 'speed' is not supported yet (issue 42): only 'trace', the recorded run time",
+                REFERENCE_SPEED.name,
+                "applies only with run_time_model = \"speed\"",
             ))
         }
+        "trace" => false,
+        "speed" => true,
         other => {
             return Err(RunError::param(
                 RUN_TIME_MODEL.name,
-                format!("must be 'trace', got '{other}'"),
+                format!("must be 'trace' or 'speed', got '{other}'"),
             ))
         }
-    }
+    };
     let kill_at_walltime = spec.boolean(&KILL_AT_WALLTIME)?;
     let tau_s = spec.real(&TAU_S)?;
     let platform = &spec.platform;
@@ -249,6 +266,25 @@ fn prepare(spec: &ParamReader) -> Result<Prepared, RunError> {
         unit_host.extend(std::iter::repeat(i as u32).take(n as usize));
     }
     let what = if cores { "cores" } else { "hosts" };
+    // The speed model's slowness of each unit: reference speed / its host's speed.
+    let slowness = if speed_model {
+        let reference = match spec.optional_real(&REFERENCE_SPEED)? {
+            Some(r) => r,
+            None => {
+                let fastest = platform.hosts.iter().map(|h| h.speed).fold(0.0, f64::max);
+                spec.default_used(REFERENCE_SPEED.name, ParamValue::Float(fastest));
+                fastest
+            }
+        };
+        Some(
+            unit_host
+                .iter()
+                .map(|&h| reference / platform.hosts[h as usize].speed)
+                .collect::<Vec<f64>>(),
+        )
+    } else {
+        None
+    };
     let units = u32::try_from(unit_host.len())
         .map_err(|_| RunError::platform(format!("the platform has more than 2^32 {what}")))?;
     let Some(workload) = &spec.workload else {
@@ -300,6 +336,7 @@ fn prepare(spec: &ParamReader) -> Result<Prepared, RunError> {
     }
     Ok(Prepared {
         jobs,
+        slowness,
         unit_host,
         config: SimConfig {
             units,
@@ -488,8 +525,13 @@ impl Family for BatchFamily {
         let reader = ParamReader::new(spec);
         let prepared = prepare(&reader)?;
         let mut policy = registry::build(&spec.scheduler, &reader.numeric_params_besides(MODEL)?)?;
-        let outcome = simulate(&prepared.jobs, prepared.config, policy.as_mut())
-            .map_err(|e| RunError::Other(format!("scheduler '{}': {e}", spec.scheduler)))?;
+        let outcome = simulate_with_speeds(
+            &prepared.jobs,
+            prepared.config,
+            prepared.slowness.as_deref(),
+            policy.as_mut(),
+        )
+        .map_err(|e| RunError::Other(format!("scheduler '{}': {e}", spec.scheduler)))?;
         let mut tables = BTreeMap::new();
         if spec.tables.iter().any(|t| t == "jobs") {
             tables.extend([declared_table(TABLES, "jobs", jobs_table(&prepared, &outcome))?]);

@@ -54,4 +54,4 @@ crate::policies!(dyn policy::BatchPolicy;
 );
 
 pub use policy::{BatchPolicy, BatchView, QueuedJob, RunningJob};
-pub use sim::{simulate, BatchJob, FinalState, JobResult, Outcome, SimConfig};
+pub use sim::{simulate, simulate_with_speeds, BatchJob, FinalState, JobResult, Outcome, SimConfig};

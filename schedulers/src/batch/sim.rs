@@ -97,6 +97,28 @@ impl PartialOrd for Completion {
 /// An error is a policy's answer the simulation refuses (a position twice or out of range,
 /// jobs that do not fit), or a job with a date or duration that is not a finite number >= 0.
 pub fn simulate(jobs: &[BatchJob], config: SimConfig, policy: &mut dyn BatchPolicy) -> Result<Outcome, String> {
+    simulate_with_speeds(jobs, config, None, policy)
+}
+
+/// [`simulate`] under the `speed` run-time model: `slowness[u]` is the reference speed over the
+/// speed of unit `u`'s host, and a job runs its recorded run time times the largest slowness of
+/// the units it holds (its slowest host sets the pace); `None` is the `trace` model (every
+/// slowness 1). Plans still use the requests as written, and a job is killed at its request.
+pub fn simulate_with_speeds(
+    jobs: &[BatchJob],
+    config: SimConfig,
+    slowness: Option<&[f64]>,
+    policy: &mut dyn BatchPolicy,
+) -> Result<Outcome, String> {
+    if let Some(s) = slowness {
+        if s.len() != config.units as usize || s.iter().any(|x| !(x.is_finite() && *x > 0.0)) {
+            return Err(format!(
+                "internal error: {} slowness factors for {} units, each must be a finite number > 0",
+                s.len(),
+                config.units
+            ));
+        }
+    }
     for job in jobs {
         let ok = |x: f64| x.is_finite() && x >= 0.0;
         if !ok(job.submit_s) || !ok(job.request_s) || !ok(job.runtime_s) || job.size == 0 {
@@ -207,8 +229,19 @@ pub fn simulate(jobs: &[BatchJob], config: SimConfig, policy: &mut dyn BatchPoli
                 }
             }
             let job = &jobs[q.index];
-            let killed = config.kill_at_walltime && job.runtime_s > job.request_s;
-            let held = if killed { job.request_s } else { job.runtime_s };
+            let runtime_s = match slowness {
+                None => job.runtime_s,
+                Some(s) => {
+                    let pace = units
+                        .iter()
+                        .flat_map(|&(a, b)| a..=b)
+                        .map(|u| s[u as usize])
+                        .fold(0.0, f64::max);
+                    job.runtime_s * pace
+                }
+            };
+            let killed = config.kill_at_walltime && runtime_s > job.request_s;
+            let held = if killed { job.request_s } else { runtime_s };
             let end = now + held;
             results[q.index] = Some(JobResult {
                 index: q.index,
