@@ -24,7 +24,7 @@ fn cluster(hosts: u32) -> String {
 fn experiment(hosts: u32, trace: &Path, workload: &str, params: &str, scheduler: &str) -> String {
     format!(
         "name = \"t\"\nfamily = \"batch\"\n{}[workload]\ntrace = {:?}\n{workload}\n[params]\n{params}\n\
-         [[schedulers]]\nname = \"{scheduler}\"\n[outputs]\ntables = [\"jobs\", \"hosts\"]\n",
+         [[schedulers]]\nname = \"{scheduler}\"\n[outputs]\ntables = [\"jobs\", \"hosts\", \"quantiles\"]\n",
         cluster(hosts),
         trace
     )
@@ -132,6 +132,15 @@ fn a_hand_made_log_gives_the_hand_worked_schedule() {
     let out = run(&experiment(4, &trace, "", "", "ljf"));
     assert_eq!(floats(&out, "starting_time"), [0.0, 22.0, 2.0]);
     assert_eq!(out.metrics["makespan_s"], 32.0);
+    // Quantiles of the FCFS run (the last of the loop above is SJF, the same schedule): waits
+    // 0, 9, 18 (nearest rank: fraction q takes the ceil(3q)-th smallest).
+    let q = &run(&experiment(4, &trace, "", "", "fcfs")).tables["quantiles"];
+    let at = |k: usize| (q.rows[k - 1][1].as_f64().unwrap(), q.rows[k - 1][3].as_f64().unwrap());
+    assert_eq!(q.rows.len(), 100);
+    assert_eq!(
+        (at(33), at(34), at(67), at(100)),
+        ((0.0, 1.0), (9.0, 1.9), (18.0, 1.9), (18.0, 1.9))
+    );
     // τ = 40: every job's response is under 40 s, so each bounded slowdown is 1.
     let out = run(&experiment(4, &trace, "", "tau_s = 40", "fcfs"));
     assert_eq!(out.metrics["mean_bounded_slowdown"], 1.0);

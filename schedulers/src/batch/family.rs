@@ -191,6 +191,11 @@ const TABLES: &[TableInfo] = &[TableInfo {
     ],
 },
 TableInfo {
+    name: "quantiles",
+    description: "the wait, response and bounded slowdown at each fraction 0.01..1 of the jobs that ran (nearest rank): their distributions, e.g. the CDF of wait drawn as a quantile curve",
+    columns: &["fraction", "wait_s", "response_s", "bounded_slowdown"],
+},
+TableInfo {
     name: "hosts",
     description: "per job and unit it held (a Gantt chart's rectangles, `kind = \"timeline\"`): the unit's host (0-based, platform order), the unit (the host, or with unit = \"core\" the core's number over all hosts), job id as written, start, end, the job's size",
     columns: &["host", "unit", "job_id", "start_s", "end_s", "size"],
@@ -457,6 +462,32 @@ fn jobs_table(prepared: &Prepared, outcome: &Outcome) -> Vec<Vec<ParamValue>> {
         .collect()
 }
 
+/// The `quantiles` table of `outcome`: nearest-rank quantiles at 0.01, 0.02, ..., 1.
+fn quantiles_table(prepared: &Prepared, outcome: &Outcome) -> Vec<Vec<ParamValue>> {
+    let (mut waits, mut responses, mut slowdowns) = (Vec::new(), Vec::new(), Vec::new());
+    for r in &outcome.jobs {
+        let submit = prepared.jobs[r.index].submit_s;
+        let wait = r.start_s - submit;
+        waits.push(wait);
+        responses.push(r.end_s - submit);
+        slowdowns.push(bounded_slowdown(wait, r.end_s - r.start_s, prepared.tau_s));
+    }
+    for v in [&mut waits, &mut responses, &mut slowdowns] {
+        v.sort_by(f64::total_cmp);
+    }
+    (1..=100)
+        .map(|k| {
+            let q = k as f64 / 100.0;
+            vec![
+                ParamValue::Float(q),
+                ParamValue::Float(nearest_rank(&waits, q)),
+                ParamValue::Float(nearest_rank(&responses, q)),
+                ParamValue::Float(nearest_rank(&slowdowns, q)),
+            ]
+        })
+        .collect()
+}
+
 /// The `hosts` table of `outcome`: each job's hosts, by job-list order then host.
 fn hosts_table(prepared: &Prepared, outcome: &Outcome) -> Vec<Vec<ParamValue>> {
     use ParamValue::{Float, Int};
@@ -535,6 +566,13 @@ impl Family for BatchFamily {
         let mut tables = BTreeMap::new();
         if spec.tables.iter().any(|t| t == "jobs") {
             tables.extend([declared_table(TABLES, "jobs", jobs_table(&prepared, &outcome))?]);
+        }
+        if spec.tables.iter().any(|t| t == "quantiles") {
+            tables.extend([declared_table(
+                TABLES,
+                "quantiles",
+                quantiles_table(&prepared, &outcome),
+            )?]);
         }
         if spec.tables.iter().any(|t| t == "hosts") {
             tables.extend([declared_table(TABLES, "hosts", hosts_table(&prepared, &outcome))?]);
