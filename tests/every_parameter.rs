@@ -61,8 +61,24 @@ fn base(family: &str) -> (&'static str, Vec<(&'static str, ParamValue)>) {
             ],
         ),
         "alt" => ("grid90.xml", vec![("n", Int(64)), ("threads", Int(2))]),
+        // The first 300 jobs of the KTH log (`workload`) on grid90's 90 hosts: some jobs are
+        // dropped, some run past their request, some run under 10 s.
+        "batch" => ("grid90.xml", vec![]),
         other => panic!("family '{other}' has no base run in this test: add one"),
     }
+}
+
+/// The job trace of a family that replays one (`[workload]`).
+fn workload(family: &str) -> Option<Arc<traces::job::Workload>> {
+    (family == "batch").then(|| {
+        let path = root().join("traces/data/KTH-SP2-1996-2.1-cln.swf.gz");
+        let opened = gridsim::tracefile::open(&path, None).unwrap();
+        let selection = traces::job::Selection {
+            first: Some(300),
+            ..Default::default()
+        };
+        Arc::new(traces::job::read_workload(opened.format, opened.reader, &selection).unwrap())
+    })
 }
 
 /// What a scheduler needs besides the base run.
@@ -119,6 +135,12 @@ const INERT_HERE: &[(&str, &str, &str, &str)] = &[
         "max_candidates",
         "a limit: a run whose enumeration is larger is refused, any other is unchanged",
     ),
+    (
+        "batch",
+        "*",
+        "kill_at_walltime",
+        "no job of the cleaned KTH log runs past its request (tests/batch_family.rs kills one)",
+    ),
     ("alt", "*", "dc_base", "applies to skeleton = dc only"),
     ("alt", "*", "dc_conquer", "applies to skeleton = dc only"),
     ("alt", "*", "dc_divide", "applies to skeleton = dc only"),
@@ -173,7 +195,7 @@ fn every_accepted_parameter_changes_the_run_or_is_refused() {
                 params: BTreeMap::new(),
                 replication: 0,
                 seed: 7,
-                workload: None,
+                workload: workload(family.name()),
                 tables: family.tables().iter().map(|t| t.name.to_string()).collect(),
             };
             for (k, v) in params.iter().chain(&scheduler_needs(family.name(), scheduler.name)) {

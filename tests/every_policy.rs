@@ -31,6 +31,11 @@ fn workload(family: &str) -> String {
             format!("{generator}[params]\nstage_times_s = \"1,2\"\nprocessors = 3\nitems = 200\nlatency_s = 0.01\n")
         }
         "alt" => format!("{generator}[params]\nn = 64\nthreads = 2\nwan_latency_s = 0.005\n"),
+        "batch" => format!(
+            "{}[workload]\ntrace = {:?}\nfirst = 300\n",
+            file("grid90.xml"),
+            root().join("traces/data/KTH-SP2-1996-2.1-cln.swf.gz")
+        ),
         other => panic!("family '{other}' has no workload in this test: add one"),
     }
 }

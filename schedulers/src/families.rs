@@ -3,6 +3,7 @@
 
 use crate::family::Family;
 
+pub use crate::batch::family::BatchFamily;
 pub use crate::bot::family::BagOfTasks;
 pub use crate::cluster::family::ClusterFamily;
 pub use crate::skeleton::family::alt::AltSkeletons;
@@ -11,7 +12,14 @@ pub use crate::steal::family::StealFamily;
 
 /// Every family, in the order `gridsim list` shows them.
 pub fn all() -> Vec<&'static dyn Family> {
-    vec![&BagOfTasks, &ClusterFamily, &StealFamily, &Amoget, &AltSkeletons]
+    vec![
+        &BagOfTasks,
+        &ClusterFamily,
+        &BatchFamily,
+        &StealFamily,
+        &Amoget,
+        &AltSkeletons,
+    ]
 }
 
 /// The family with this name.

@@ -2,6 +2,7 @@
 //! return decisions as data; the application models drive `sim_core`'s engine.
 #![warn(missing_docs)]
 
+pub mod batch;
 pub mod bot;
 pub mod cluster;
 pub mod families;

@@ -41,8 +41,12 @@ pub struct Job {
     pub submit_s: f64,
     /// Run time, seconds: wall-clock for SWF/GWF, CPU time for the process trace.
     pub runtime_s: f64,
-    /// Processors, at least 1.
+    /// Processors, at least 1: allocated (SWF field 5), else requested (field 8).
     pub procs: u32,
+    /// Processors requested (SWF field 8, GWF `ReqNProcs`), rounded up, when known and above 0.
+    /// A rigid-job scheduler sizes a job by its request (`schedulers::batch`), `procs` when it
+    /// is unknown.
+    pub requested_procs: Option<u32>,
     /// The user's run-time estimate, seconds, when known.
     pub requested_s: Option<f64>,
     /// Memory per processor, KB (used, else requested), when known.
@@ -103,6 +107,9 @@ pub fn job_from_fields(
         submit_s,
         runtime_s,
         procs: procs.ceil().min(u32::MAX as f64) as u32,
+        requested_procs: requested
+            .filter(|&p| p > 0.0)
+            .map(|p| p.ceil().min(u32::MAX as f64) as u32),
         requested_s,
         memory_kb,
         user,
@@ -205,6 +212,7 @@ pub fn read_workload<R: BufRead>(format: TraceFormat, input: R, selection: &Sele
                     submit_s: r.arrival_s(),
                     runtime_s: r.cpu_s,
                     procs: 1,
+                    requested_procs: None,
                     requested_s: None,
                     memory_kb: None,
                     user: None,

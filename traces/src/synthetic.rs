@@ -536,6 +536,7 @@ pub fn synthetic_jobs(
             submit_s,
             runtime_s: lifetime.sample(&mut lifetimes),
             procs: 1,
+            requested_procs: None,
             requested_s: None,
             memory_kb: memories.as_mut().map(|(m, rng)| m.sample(rng) / 1024.0),
             user: None,

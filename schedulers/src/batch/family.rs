@@ -1,0 +1,587 @@
+//! The batch family (`family = "batch"`): the rigid parallel jobs of a `[workload]` log (SWF or
+//! GWF) scheduled on the platform's hosts by FCFS, EASY, EASY-SJBF, conservative backfilling,
+//! SJF or LJF ([`crate::batch`]).
+//!
+//! # Jobs
+//!
+//! Each job of the trace (after the `[workload]` selection, whose `load_scale` divides the
+//! arrival times) is one rigid job: its size is its requested processors (SWF field 8), else
+//! its allocated processors (field 5); its request is SWF field 9, else (unknown, or not above
+//! 0) its actual run time, counted in `requests_from_runtime` so that a log without requests
+//! (NASA iPSC) says so. A job needing more units than the platform has is dropped and counted
+//! (`jobs_dropped`); a run whose every job is dropped is refused.
+//!
+//! # Units and run times
+//!
+//! `unit = "host"`: one processor of the log is one host of the platform, the platform's hosts
+//! in order are the units. `unit = "core"`: each core of each host is a unit, numbered host by
+//! host in platform order (host 0's cores first), so several jobs may share a multi-core host;
+//! refused on a platform whose hosts all have one core. A job gets the lowest-numbered free
+//! units. `run_time_model = "trace"`: a job holds its units for its recorded run time, whatever
+//! their speed (Batsim's "delay" profile). `run_time_model = "speed"`: the recorded run time is
+//! work at `reference_speed_flops` (by default the platform's fastest host, so that no job runs
+//! faster than recorded), and a job runs its run time times reference / speed of the slowest
+//! host it holds; plans still use the requests as written, and kills happen at them. The platform's availability
+//! is not modelled: a platform with a host state profile is refused.
+//!
+//! # Metrics
+//!
+//! Over the jobs that ran: wait (start − submit), response (end − submit), bounded slowdown
+//! `max(1, response / max(run, τ))` with `run` the time the job held its hosts (Feitelson,
+//! Rudolph, Schwiegelshohn, Sevcik and Wong 1997), utilisation (unit-seconds held / (units ×
+//! makespan)), makespan (the last end, from the first selected job's submission).
+
+use std::collections::BTreeMap;
+
+use traces::info::nearest_rank;
+
+use super::registry;
+use super::sim::{simulate_with_speeds, BatchJob, FinalState, Outcome, SimConfig};
+use crate::family::{
+    declared_table, Family, Named, ParamReader, ParamValue, RunError, RunOutput, RunSpec, TableInfo, UsedParams,
+};
+use crate::registry::{Param, PolicyInfo};
+
+/// The batch scheduling family.
+pub struct BatchFamily;
+
+/// The resource unit a log's processor stands for.
+const UNIT: Param = Param::text(
+    "unit",
+    "what one processor of the log is: host (each platform host is one unit, as in the KTH and \
+     HPC2N logs, whose machines had one processor per node; issue 42) or core (each core of each \
+     host is one unit, so jobs may share a multi-core host)",
+    "host",
+);
+/// How long a started job holds its units.
+const RUN_TIME_MODEL: Param = Param::text(
+    "run_time_model",
+    "trace: a job holds its units for its recorded run time, whatever their speed (Batsim's \
+     'delay' profile; issue 42); speed: the recorded run time is work at reference_speed_flops, \
+     so a job runs as long as its slowest host needs",
+    "trace",
+);
+/// The speed at which the log's run times were recorded (`run_time_model = "speed"`).
+const REFERENCE_SPEED: Param = Param::real(
+    "reference_speed_flops",
+    "run_time_model = speed: the speed per core at which the log's run times were recorded",
+    Param::NO_DEFAULT,
+    0.0,
+)
+.positive()
+.in_unit("flop/s")
+.computed_default("the platform's fastest host (no job runs faster than recorded); only with run_time_model = speed");
+/// Whether jobs are killed at their request.
+const KILL_AT_WALLTIME: Param = Param::boolean(
+    "kill_at_walltime",
+    "a job whose run time exceeds its request is killed when it reaches it, as a resource \
+     manager does (default true: issue 42; Slurm and PBS kill at the time limit); false lets it \
+     run on",
+    "true",
+);
+/// τ of the bounded slowdown.
+const TAU_S: Param = Param::real(
+    "tau_s",
+    "τ of the bounded slowdown max(1, response / max(run, τ)); default 10 s, from Feitelson, \
+     Rudolph, Schwiegelshohn, Sevcik and Wong, 'Theory and practice in parallel job \
+     scheduling', JSSPP 1997",
+    "10",
+    0.0,
+)
+.positive()
+.in_unit("s");
+
+/// The family's own parameters.
+const MODEL: &[Param] = &[UNIT, RUN_TIME_MODEL, REFERENCE_SPEED, KILL_AT_WALLTIME, TAU_S];
+
+const METRICS: &[Named] = &[
+    Named {
+        name: "mean_wait_s",
+        description: "mean over jobs that ran of start - submit, s",
+    },
+    Named {
+        name: "p50_wait_s",
+        description: "median wait (nearest rank), s",
+    },
+    Named {
+        name: "p90_wait_s",
+        description: "90th percentile wait (nearest rank), s",
+    },
+    Named {
+        name: "p99_wait_s",
+        description: "99th percentile wait (nearest rank), s",
+    },
+    Named {
+        name: "max_wait_s",
+        description: "largest wait, s",
+    },
+    Named {
+        name: "mean_response_s",
+        description: "mean over jobs that ran of end - submit, s",
+    },
+    Named {
+        name: "p50_response_s",
+        description: "median response (nearest rank), s",
+    },
+    Named {
+        name: "p90_response_s",
+        description: "90th percentile response (nearest rank), s",
+    },
+    Named {
+        name: "p99_response_s",
+        description: "99th percentile response (nearest rank), s",
+    },
+    Named {
+        name: "mean_bounded_slowdown",
+        description: "mean over jobs that ran of max(1, response / max(run, tau_s))",
+    },
+    Named {
+        name: "max_bounded_slowdown",
+        description: "largest bounded slowdown",
+    },
+    Named {
+        name: "utilisation",
+        description: "unit-seconds held by jobs / (units x makespan)",
+    },
+    Named {
+        name: "makespan_s",
+        description: "date the last job ended, s from the first selected job's submission",
+    },
+    Named {
+        name: "jobs_done",
+        description: "jobs that ran (completed or killed at their request)",
+    },
+    Named {
+        name: "jobs_killed",
+        description: "jobs killed at their request (kill_at_walltime)",
+    },
+    Named {
+        name: "jobs_dropped",
+        description: "jobs dropped because they need more units than the platform has",
+    },
+    Named {
+        name: "requests_from_runtime",
+        description: "jobs whose log gives no request (or one not above 0): planned with their actual run time",
+    },
+    Named {
+        name: "units",
+        description: "units of the platform (hosts, or cores with unit = \"core\")",
+    },
+];
+
+/// `jobs`: Batsim's `_jobs.csv` column names (so that evalys and Batsim users' scripts read the
+/// table), then the bounded slowdown. `hosts`: one row per job and host, for Gantt charts.
+const TABLES: &[TableInfo] = &[TableInfo {
+    name: "jobs",
+    description: "per job that ran, Batsim's columns: id as written, submit, size, request, start, held time, end, wait, response, stretch (response / held time), units held (Batsim's interval set, 0-based unit numbers in platform order), COMPLETED_SUCCESSFULLY or COMPLETED_WALLTIME_REACHED; then the bounded slowdown",
+    columns: &[
+        "job_id",
+        "submission_time",
+        "requested_number_of_resources",
+        "requested_time",
+        "starting_time",
+        "execution_time",
+        "finish_time",
+        "waiting_time",
+        "turnaround_time",
+        "stretch",
+        "allocated_resources",
+        "final_state",
+        "bounded_slowdown",
+    ],
+},
+TableInfo {
+    name: "quantiles",
+    description: "the wait, response and bounded slowdown at each fraction 0.01..1 of the jobs that ran (nearest rank): their distributions, e.g. the CDF of wait drawn as a quantile curve",
+    columns: &["fraction", "wait_s", "response_s", "bounded_slowdown"],
+},
+TableInfo {
+    name: "hosts",
+    description: "per job and unit it held (a Gantt chart's rectangles, `kind = \"timeline\"`): the unit's host (0-based, platform order), the unit (the host, or with unit = \"core\" the core's number over all hosts), job id as written, start, end, the job's size",
+    columns: &["host", "unit", "job_id", "start_s", "end_s", "size"],
+}];
+
+/// A run's jobs and settings, read and checked.
+struct Prepared {
+    jobs: Vec<BatchJob>,
+    /// `run_time_model = "speed"`: each unit's reference speed / its host's speed.
+    slowness: Option<Vec<f64>>,
+    /// The host of each unit, in unit order.
+    unit_host: Vec<u32>,
+    config: SimConfig,
+    tau_s: f64,
+    requests_from_runtime: u64,
+}
+
+fn prepare(spec: &ParamReader) -> Result<Prepared, RunError> {
+    let cores = match spec.text(&UNIT)?.as_str() {
+        "host" => false,
+        "core" => true,
+        other => {
+            return Err(RunError::param(
+                UNIT.name,
+                format!("must be 'host' or 'core', got '{other}'"),
+            ))
+        }
+    };
+    let speed_model = match spec.text(&RUN_TIME_MODEL)?.as_str() {
+        "trace" if spec.params.contains_key(REFERENCE_SPEED.name) => {
+            return Err(RunError::param(
+                REFERENCE_SPEED.name,
+                "applies only with run_time_model = \"speed\"",
+            ))
+        }
+        "trace" => false,
+        "speed" => true,
+        other => {
+            return Err(RunError::param(
+                RUN_TIME_MODEL.name,
+                format!("must be 'trace' or 'speed', got '{other}'"),
+            ))
+        }
+    };
+    let kill_at_walltime = spec.boolean(&KILL_AT_WALLTIME)?;
+    let tau_s = spec.real(&TAU_S)?;
+    let platform = &spec.platform;
+    if let Some(host) = platform.hosts.iter().find(|h| h.state_profile.is_some()) {
+        return Err(RunError::platform(format!(
+            "host '{}' of platform '{}' has a state profile; the batch family does not model host failures yet",
+            host.name, spec.platform_name
+        )));
+    }
+    if platform.hosts.is_empty() {
+        return Err(RunError::platform(format!(
+            "platform '{}' has no host",
+            spec.platform_name
+        )));
+    }
+    if cores && platform.hosts.iter().all(|h| h.cores <= 1) {
+        return Err(RunError::param(
+            UNIT.name,
+            format!(
+                "= 'core' needs hosts of several cores, and every host of platform '{}' has one: use 'host'",
+                spec.platform_name
+            ),
+        ));
+    }
+    // Units in platform order: each host, or each core of each host.
+    let mut unit_host: Vec<u32> = Vec::new();
+    for (i, host) in platform.hosts.iter().enumerate() {
+        let n = if cores { host.cores } else { 1 };
+        unit_host.extend(std::iter::repeat(i as u32).take(n as usize));
+    }
+    let what = if cores { "cores" } else { "hosts" };
+    // The speed model's slowness of each unit: reference speed / its host's speed.
+    let slowness = if speed_model {
+        let reference = match spec.optional_real(&REFERENCE_SPEED)? {
+            Some(r) => r,
+            None => {
+                let fastest = platform.hosts.iter().map(|h| h.speed).fold(0.0, f64::max);
+                spec.default_used(REFERENCE_SPEED.name, ParamValue::Float(fastest));
+                fastest
+            }
+        };
+        Some(
+            unit_host
+                .iter()
+                .map(|&h| reference / platform.hosts[h as usize].speed)
+                .collect::<Vec<f64>>(),
+        )
+    } else {
+        None
+    };
+    let units = u32::try_from(unit_host.len())
+        .map_err(|_| RunError::platform(format!("the platform has more than 2^32 {what}")))?;
+    let Some(workload) = &spec.workload else {
+        return Err(RunError::Other(
+            "the batch family replays a job log: name one in [workload] (e.g. trace = \
+             \"../traces/data/KTH-SP2-1996-2.1-cln.swf.gz\")"
+                .into(),
+        ));
+    };
+    if workload.jobs.is_empty() {
+        return Err("the workload has no job".into());
+    }
+    let mut requests_from_runtime = 0;
+    let jobs: Vec<BatchJob> = workload
+        .jobs
+        .iter()
+        .map(|j| {
+            let request_s = match j.requested_s {
+                Some(r) if r > 0.0 => r,
+                _ => {
+                    requests_from_runtime += 1;
+                    j.runtime_s
+                }
+            };
+            BatchJob {
+                id: j.id,
+                submit_s: j.submit_s,
+                size: j.requested_procs.unwrap_or(j.procs),
+                request_s,
+                runtime_s: j.runtime_s,
+            }
+        })
+        .collect();
+    if let Some(bad) = jobs
+        .iter()
+        .find(|j| !(j.runtime_s.is_finite() && j.runtime_s >= 0.0 && j.submit_s.is_finite() && j.submit_s >= 0.0))
+    {
+        return Err(RunError::Other(format!(
+            "workload job {}: run time {} s and submit time {} s must be finite numbers >= 0",
+            bad.id, bad.runtime_s, bad.submit_s
+        )));
+    }
+    if jobs.iter().all(|j| j.size > units) {
+        let smallest = jobs.iter().map(|j| j.size).min().unwrap_or(0);
+        return Err(RunError::platform(format!(
+            "every job of the workload needs more {what} than platform '{}' has ({units}; the smallest job needs {smallest})",
+            spec.platform_name
+        )));
+    }
+    Ok(Prepared {
+        jobs,
+        slowness,
+        unit_host,
+        config: SimConfig {
+            units,
+            kill_at_walltime,
+        },
+        tau_s,
+        requests_from_runtime,
+    })
+}
+
+/// Bounded slowdown of a job that waited `wait` and held its units `run` seconds.
+pub fn bounded_slowdown(wait: f64, run: f64, tau_s: f64) -> f64 {
+    ((wait + run) / run.max(tau_s)).max(1.0)
+}
+
+/// Batsim's interval-set text of `ranges`: `0-3 7 9-10`.
+fn interval_set(ranges: &[(u32, u32)]) -> String {
+    let parts: Vec<String> = ranges
+        .iter()
+        .map(|&(a, b)| if a == b { format!("{a}") } else { format!("{a}-{b}") })
+        .collect();
+    parts.join(" ")
+}
+
+/// The metrics of `outcome`.
+fn metrics(prepared: &Prepared, outcome: &Outcome) -> BTreeMap<String, f64> {
+    let jobs = &prepared.jobs;
+    let mut waits = Vec::with_capacity(outcome.jobs.len());
+    let mut responses = Vec::with_capacity(outcome.jobs.len());
+    let mut bsld_sum = 0.0;
+    let mut bsld_max: f64 = 0.0;
+    let mut held = 0.0;
+    let mut makespan: f64 = 0.0;
+    for r in &outcome.jobs {
+        let job = &jobs[r.index];
+        let wait = r.start_s - job.submit_s;
+        let run = r.end_s - r.start_s;
+        let b = bounded_slowdown(wait, run, prepared.tau_s);
+        waits.push(wait);
+        responses.push(r.end_s - job.submit_s);
+        bsld_sum += b;
+        bsld_max = bsld_max.max(b);
+        held += run * job.size as f64;
+        makespan = makespan.max(r.end_s);
+    }
+    let n = outcome.jobs.len().max(1) as f64;
+    let mean = |v: &[f64]| v.iter().sum::<f64>() / n;
+    let mut m = BTreeMap::new();
+    let mut put = |k: &str, v: f64| {
+        m.insert(k.to_string(), v);
+    };
+    put("mean_wait_s", mean(&waits));
+    put("mean_response_s", mean(&responses));
+    waits.sort_by(f64::total_cmp);
+    responses.sort_by(f64::total_cmp);
+    for (name, q) in [("p50", 0.5), ("p90", 0.9), ("p99", 0.99)] {
+        put(&format!("{name}_wait_s"), nearest_rank(&waits, q));
+        put(&format!("{name}_response_s"), nearest_rank(&responses, q));
+    }
+    put("max_wait_s", waits.last().copied().unwrap_or(0.0));
+    put("mean_bounded_slowdown", bsld_sum / n);
+    put("max_bounded_slowdown", bsld_max);
+    let units = prepared.config.units as f64;
+    put(
+        "utilisation",
+        if makespan > 0.0 { held / (units * makespan) } else { 0.0 },
+    );
+    put("makespan_s", makespan);
+    put("jobs_done", outcome.jobs.len() as f64);
+    put(
+        "jobs_killed",
+        outcome.jobs.iter().filter(|r| r.state == FinalState::Killed).count() as f64,
+    );
+    put("jobs_dropped", outcome.dropped.len() as f64);
+    put("requests_from_runtime", prepared.requests_from_runtime as f64);
+    put("units", units);
+    m
+}
+
+/// The `jobs` table of `outcome`, in job-list order.
+fn jobs_table(prepared: &Prepared, outcome: &Outcome) -> Vec<Vec<ParamValue>> {
+    use ParamValue::{Float, Int, Str};
+    outcome
+        .jobs
+        .iter()
+        .map(|r| {
+            let job = &prepared.jobs[r.index];
+            let wait = r.start_s - job.submit_s;
+            let run = r.end_s - r.start_s;
+            let turnaround = r.end_s - job.submit_s;
+            vec![
+                Int(job.id),
+                Float(job.submit_s),
+                Int(job.size as i64),
+                Float(job.request_s),
+                Float(r.start_s),
+                Float(run),
+                Float(r.end_s),
+                Float(wait),
+                Float(turnaround),
+                // Batsim's stretch: turnaround / execution time (1 for a job of no time that
+                // never waited, its turnaround when it waited).
+                Float(if run > 0.0 {
+                    turnaround / run
+                } else if turnaround > 0.0 {
+                    turnaround
+                } else {
+                    1.0
+                }),
+                Str(interval_set(&r.units)),
+                Str(match r.state {
+                    FinalState::Completed => "COMPLETED_SUCCESSFULLY".into(),
+                    FinalState::Killed => "COMPLETED_WALLTIME_REACHED".into(),
+                }),
+                Float(bounded_slowdown(wait, run, prepared.tau_s)),
+            ]
+        })
+        .collect()
+}
+
+/// The `quantiles` table of `outcome`: nearest-rank quantiles at 0.01, 0.02, ..., 1.
+fn quantiles_table(prepared: &Prepared, outcome: &Outcome) -> Vec<Vec<ParamValue>> {
+    let (mut waits, mut responses, mut slowdowns) = (Vec::new(), Vec::new(), Vec::new());
+    for r in &outcome.jobs {
+        let submit = prepared.jobs[r.index].submit_s;
+        let wait = r.start_s - submit;
+        waits.push(wait);
+        responses.push(r.end_s - submit);
+        slowdowns.push(bounded_slowdown(wait, r.end_s - r.start_s, prepared.tau_s));
+    }
+    for v in [&mut waits, &mut responses, &mut slowdowns] {
+        v.sort_by(f64::total_cmp);
+    }
+    (1..=100)
+        .map(|k| {
+            let q = k as f64 / 100.0;
+            vec![
+                ParamValue::Float(q),
+                ParamValue::Float(nearest_rank(&waits, q)),
+                ParamValue::Float(nearest_rank(&responses, q)),
+                ParamValue::Float(nearest_rank(&slowdowns, q)),
+            ]
+        })
+        .collect()
+}
+
+/// The `hosts` table of `outcome`: each job's hosts, by job-list order then host.
+fn hosts_table(prepared: &Prepared, outcome: &Outcome) -> Vec<Vec<ParamValue>> {
+    use ParamValue::{Float, Int};
+    let mut rows = Vec::new();
+    for r in &outcome.jobs {
+        let job = &prepared.jobs[r.index];
+        for &(a, b) in &r.units {
+            for unit in a..=b {
+                rows.push(vec![
+                    Int(prepared.unit_host[unit as usize] as i64),
+                    Int(unit as i64),
+                    Int(job.id),
+                    Float(r.start_s),
+                    Float(r.end_s),
+                    Int(job.size as i64),
+                ]);
+            }
+        }
+    }
+    rows
+}
+
+impl Family for BatchFamily {
+    fn name(&self) -> &'static str {
+        "batch"
+    }
+
+    fn description(&self) -> &'static str {
+        "batch scheduling of rigid parallel jobs from a workload log: FCFS, EASY, conservative backfilling, SJF, LJF"
+    }
+
+    fn schedulers(&self) -> &'static [PolicyInfo] {
+        registry::infos()
+    }
+
+    fn parameters(&self) -> &'static [Param] {
+        MODEL
+    }
+
+    fn metrics(&self) -> &'static [Named] {
+        METRICS
+    }
+
+    fn tables(&self) -> &'static [TableInfo] {
+        TABLES
+    }
+
+    fn draws_random_numbers(&self, _: &RunSpec) -> bool {
+        false
+    }
+
+    fn replays_job_traces(&self) -> bool {
+        true
+    }
+
+    fn validate(&self, spec: &RunSpec) -> Result<UsedParams, RunError> {
+        let reader = ParamReader::new(spec);
+        prepare(&reader)?;
+        let policy_params = reader.numeric_params_besides(MODEL)?;
+        registry::build(&spec.scheduler, &policy_params)?;
+        reader.policy_defaults(registry::infos());
+        Ok(reader.used())
+    }
+
+    fn run(&self, spec: &RunSpec) -> Result<RunOutput, RunError> {
+        let reader = ParamReader::new(spec);
+        let prepared = prepare(&reader)?;
+        let mut policy = registry::build(&spec.scheduler, &reader.numeric_params_besides(MODEL)?)?;
+        let outcome = simulate_with_speeds(
+            &prepared.jobs,
+            prepared.config,
+            prepared.slowness.as_deref(),
+            policy.as_mut(),
+        )
+        .map_err(|e| RunError::Other(format!("scheduler '{}': {e}", spec.scheduler)))?;
+        let mut tables = BTreeMap::new();
+        if spec.tables.iter().any(|t| t == "jobs") {
+            tables.extend([declared_table(TABLES, "jobs", jobs_table(&prepared, &outcome))?]);
+        }
+        if spec.tables.iter().any(|t| t == "quantiles") {
+            tables.extend([declared_table(
+                TABLES,
+                "quantiles",
+                quantiles_table(&prepared, &outcome),
+            )?]);
+        }
+        if spec.tables.iter().any(|t| t == "hosts") {
+            tables.extend([declared_table(TABLES, "hosts", hosts_table(&prepared, &outcome))?]);
+        }
+        Ok(RunOutput {
+            metrics: metrics(&prepared, &outcome),
+            events: outcome.decisions,
+            tables,
+            incomplete: None,
+        })
+    }
+}

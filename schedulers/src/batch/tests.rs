@@ -1,0 +1,449 @@
+//! Hand-worked schedules of every batch policy on 4 units, and properties over random job
+//! lists. Each expected schedule is worked out in the comment above it from the policy's rule,
+//! not from a run.
+
+use std::collections::BTreeMap;
+
+use proptest::prelude::*;
+
+use super::conservative::Conservative;
+use super::policy::{BatchPolicy, BatchView};
+use super::registry::build;
+use super::sim::{simulate, BatchJob, FinalState, Outcome, SimConfig};
+
+/// `(id, submit, size, request, run time)`.
+fn jobs(list: &[(i64, f64, u32, f64, f64)]) -> Vec<BatchJob> {
+    list.iter()
+        .map(|&(id, submit_s, size, request_s, runtime_s)| BatchJob {
+            id,
+            submit_s,
+            size,
+            request_s,
+            runtime_s,
+        })
+        .collect()
+}
+
+const FOUR: SimConfig = SimConfig {
+    units: 4,
+    kill_at_walltime: true,
+};
+
+fn run_with(policy: &str, list: &[BatchJob], config: SimConfig) -> Outcome {
+    let mut p = build(policy, &BTreeMap::new()).unwrap();
+    simulate(list, config, p.as_mut()).unwrap()
+}
+
+/// `(id, start, end)` of each job that ran, by id.
+fn schedule(policy: &str, list: &[BatchJob]) -> Vec<(i64, f64, f64)> {
+    let out = run_with(policy, list, FOUR);
+    let mut s: Vec<_> = out
+        .jobs
+        .iter()
+        .map(|r| (list[r.index].id, r.start_s, r.end_s))
+        .collect();
+    s.sort_by_key(|x| x.0);
+    s
+}
+
+// A: J2 needs the whole machine; J3 fits beside J1 and ends before J1 does.
+//   J1 t=0 2u req10 | J2 t=1 4u req10 | J3 t=2 2u req5 | J4 t=3 1u req20 (runs = requests)
+// FCFS: J1 0-10; J2 10-20 (waits for all 4); J3 and J4 blocked behind J2 start at 20: 20-25,
+//   20-40.
+// EASY: J2's shadow is 10 (J1's planned end), extra 4-4 = 0. At 2, J3 fits in the 2 free units
+//   and ends at 7 <= 10: backfilled 2-7. At 7, J4 (ends 27 > 10, needs 1 > extra 0) may not.
+//   J2 10-20; J4 20-40.
+// Conservative: J2 reserved at 10; J3 fits [2,7) before it: starts at 2; J4 needs [t, t+20) of
+//   1 unit: none free in [10,20), so reserved at 20. Same as EASY.
+fn case_a() -> Vec<BatchJob> {
+    jobs(&[
+        (1, 0.0, 2, 10.0, 10.0),
+        (2, 1.0, 4, 10.0, 10.0),
+        (3, 2.0, 2, 5.0, 5.0),
+        (4, 3.0, 1, 20.0, 20.0),
+    ])
+}
+
+#[test]
+fn easy_backfills_where_fcfs_waits() {
+    let list = case_a();
+    assert_eq!(
+        schedule("fcfs", &list),
+        [(1, 0.0, 10.0), (2, 10.0, 20.0), (3, 20.0, 25.0), (4, 20.0, 40.0)]
+    );
+    let easy = [(1, 0.0, 10.0), (2, 10.0, 20.0), (3, 2.0, 7.0), (4, 20.0, 40.0)];
+    assert_eq!(schedule("easy", &list), easy);
+    assert_eq!(schedule("easy-sjbf", &list), easy);
+    assert_eq!(schedule("conservative", &list), easy);
+    // J3 backfilled at 2 gets the lowest free units, 2 and 3 (J1 holds 0 and 1).
+    let out = run_with("easy", &list, FOUR);
+    let j3 = out.jobs.iter().find(|r| list[r.index].id == 3).unwrap();
+    assert_eq!(j3.units, [(2, 3)]);
+}
+
+// B: EASY protects only the head; conservative protects every queued job.
+//   J1 t=0 2u req10 | J2 t=1 3u req10 | J3 t=2 4u req10 | J4 t=3 1u req30
+// EASY: J2's shadow is 10 with 4 free then, extra 4-3 = 1. At 3, J4 fits (2 free), ends 33 >
+//   10 but needs 1 <= extra: backfilled 3-33. J2 10-20. J3 needs 4 units: J4 holds one until
+//   33, so J3 33-43 (delayed by the backfill).
+// Conservative: J2 reserved [10,20) (3 units), J3 [20,30) (4 units); J4 of 30 s finds 1 unit
+//   free only from 30: reserved at 30, 30-60. J3 starts at 20 as promised.
+// FCFS: J1 0-10, J2 10-20, J3 20-30, J4 30-60.
+#[test]
+fn conservative_protects_the_second_job_easy_does_not() {
+    let list = jobs(&[
+        (1, 0.0, 2, 10.0, 10.0),
+        (2, 1.0, 3, 10.0, 10.0),
+        (3, 2.0, 4, 10.0, 10.0),
+        (4, 3.0, 1, 30.0, 30.0),
+    ]);
+    assert_eq!(
+        schedule("easy", &list),
+        [(1, 0.0, 10.0), (2, 10.0, 20.0), (3, 33.0, 43.0), (4, 3.0, 33.0)]
+    );
+    let in_order = [(1, 0.0, 10.0), (2, 10.0, 20.0), (3, 20.0, 30.0), (4, 30.0, 60.0)];
+    assert_eq!(schedule("conservative", &list), in_order);
+    assert_eq!(schedule("fcfs", &list), in_order);
+}
+
+// C: a job ending before its request moves EASY's reservation and compresses conservative's.
+//   J1 t=0 2u req20 run5 | J2 t=1 4u req10 | J3 t=2 2u req8
+// FCFS: J1 0-5; J2 5-15; J3 15-23.
+// EASY: J2's shadow is 20 (J1's planned end). At 2, J3 ends at 10 <= 20: backfilled 2-10. At
+//   5, J1 ends early: the shadow moves to 10 (J3's planned end). J2 10-20.
+// Conservative: J2 reserved at 20; J3 fits [2,10): starts at 2; at 5 the plan is compressed
+//   and J2's reservation moves to 10: J2 10-20.
+#[test]
+fn an_early_end_moves_the_reservation() {
+    let list = jobs(&[(1, 0.0, 2, 20.0, 5.0), (2, 1.0, 4, 10.0, 10.0), (3, 2.0, 2, 8.0, 8.0)]);
+    assert_eq!(
+        schedule("fcfs", &list),
+        [(1, 0.0, 5.0), (2, 5.0, 15.0), (3, 15.0, 23.0)]
+    );
+    let backfilled = [(1, 0.0, 5.0), (2, 10.0, 20.0), (3, 2.0, 10.0)];
+    assert_eq!(schedule("easy", &list), backfilled);
+    assert_eq!(schedule("conservative", &list), backfilled);
+    // The compression, seen in the policy's own reservations: J2 (index 1) at 20 after the
+    // decision at 2, at 10 after the one at 5.
+    struct Watch(Conservative, Vec<(f64, Vec<(usize, f64)>)>);
+    impl BatchPolicy for Watch {
+        fn decide(&mut self, view: &BatchView<'_>) -> Vec<usize> {
+            let picks = self.0.decide(view);
+            self.1.push((view.now, self.0.reservations().collect()));
+            picks
+        }
+    }
+    let mut watch = Watch(Conservative::default(), Vec::new());
+    simulate(&list, FOUR, &mut watch).unwrap();
+    let at = |t: f64| watch.1.iter().find(|d| d.0 == t).map(|d| d.1.clone());
+    assert_eq!(at(2.0), Some(vec![(1, 20.0)]));
+    assert_eq!(at(5.0), Some(vec![(1, 10.0)]));
+}
+
+// D: the backfill order of EASY-SJBF. J1 holds 3 units 0-10; J2 (4 units) is the head, shadow
+//   10, extra 0; J3 (1u, req 8) and J4 (1u, req 5) arrive together at 2, one free unit.
+// EASY takes J3 first (queue order): 2-10; J4 waits for J2 (10-20): 20-25. J1 and J3 both end
+//   at 10 and are applied before J2 starts there.
+// EASY-SJBF takes J4 first (shorter): 2-7; at 7, J3 would end at 15 > 10 with extra 0: it
+//   waits for J2: 20-28.
+#[test]
+fn sjbf_backfills_the_shortest_first() {
+    let list = jobs(&[
+        (1, 0.0, 3, 10.0, 10.0),
+        (2, 1.0, 4, 10.0, 10.0),
+        (3, 2.0, 1, 8.0, 8.0),
+        (4, 2.0, 1, 5.0, 5.0),
+    ]);
+    assert_eq!(
+        schedule("easy", &list),
+        [(1, 0.0, 10.0), (2, 10.0, 20.0), (3, 2.0, 10.0), (4, 20.0, 25.0)]
+    );
+    assert_eq!(
+        schedule("easy-sjbf", &list),
+        [(1, 0.0, 10.0), (2, 10.0, 20.0), (3, 20.0, 28.0), (4, 2.0, 7.0)]
+    );
+}
+
+// E: SJF and LJF order the queue by request, without backfilling. J1 holds all 4 units 0-10;
+//   queued at 10: J2 2u req30, J3 2u req5, J4 3u req20.
+// SJF: J3 10-15; J4 needs 3 of the 2 free: stop. At 15: J4 15-35; J2 needs 2 of 1: stop. J2
+//   35-65.
+// LJF: J2 10-40; J4 needs 3 of 2: stop. At 40: J4 40-60; J3 needs 2 of 1: stop. J3 60-65.
+// FCFS: J2 10-40, J3 10-15; J4 needs 3: 40-60.
+#[test]
+fn sjf_and_ljf_order_by_request() {
+    let list = jobs(&[
+        (1, 0.0, 4, 10.0, 10.0),
+        (2, 1.0, 2, 30.0, 30.0),
+        (3, 2.0, 2, 5.0, 5.0),
+        (4, 3.0, 3, 20.0, 20.0),
+    ]);
+    assert_eq!(
+        schedule("sjf", &list),
+        [(1, 0.0, 10.0), (2, 35.0, 65.0), (3, 10.0, 15.0), (4, 15.0, 35.0)]
+    );
+    assert_eq!(
+        schedule("ljf", &list),
+        [(1, 0.0, 10.0), (2, 10.0, 40.0), (3, 60.0, 65.0), (4, 40.0, 60.0)]
+    );
+    assert_eq!(
+        schedule("fcfs", &list),
+        [(1, 0.0, 10.0), (2, 10.0, 40.0), (3, 10.0, 15.0), (4, 40.0, 60.0)]
+    );
+}
+
+#[test]
+fn killed_at_the_request_or_run_on() {
+    // J1 asks 10 s and runs 15; J2 (4 units) waits for it.
+    let list = jobs(&[(1, 0.0, 1, 10.0, 15.0), (2, 1.0, 4, 5.0, 5.0)]);
+    let out = run_with("fcfs", &list, FOUR);
+    assert_eq!(out.jobs[0].end_s, 10.0);
+    assert_eq!(out.jobs[0].state, FinalState::Killed);
+    assert_eq!((out.jobs[1].start_s, out.jobs[1].state), (10.0, FinalState::Completed));
+    let on = SimConfig {
+        kill_at_walltime: false,
+        ..FOUR
+    };
+    let out = run_with("fcfs", &list, on);
+    assert_eq!((out.jobs[0].end_s, out.jobs[0].state), (15.0, FinalState::Completed));
+    assert_eq!(out.jobs[1].start_s, 15.0);
+    // Conservative and EASY plan the overrunning job's end as "now": J2 still starts at 15.
+    for policy in ["easy", "conservative"] {
+        let out = run_with(policy, &list, on);
+        assert_eq!(out.jobs[1].start_s, 15.0, "{policy}");
+    }
+}
+
+#[test]
+fn a_job_larger_than_the_platform_is_dropped_and_counted() {
+    let list = jobs(&[(1, 0.0, 5, 10.0, 10.0), (2, 0.0, 4, 10.0, 10.0)]);
+    for policy in ["fcfs", "easy", "conservative", "sjf"] {
+        let out = run_with(policy, &list, FOUR);
+        assert_eq!(out.dropped, [0], "{policy}");
+        assert_eq!(out.jobs.len(), 1, "{policy}");
+        assert_eq!(out.jobs[0].start_s, 0.0, "{policy}");
+    }
+}
+
+#[test]
+fn a_policy_answer_that_does_not_fit_is_refused() {
+    struct Greedy;
+    impl BatchPolicy for Greedy {
+        fn decide(&mut self, view: &BatchView<'_>) -> Vec<usize> {
+            (0..view.queue.len()).collect()
+        }
+    }
+    let list = jobs(&[(1, 0.0, 3, 10.0, 10.0), (2, 0.0, 3, 10.0, 10.0)]);
+    let err = simulate(&list, FOUR, &mut Greedy).unwrap_err();
+    assert!(err.contains("job 2 (3 units) with 1 free"), "{err}");
+}
+
+/// Random job lists: `n` jobs on `units` units, integer dates so that no rounding blurs a
+/// comparison.
+fn random_jobs() -> impl Strategy<Value = (u32, Vec<BatchJob>)> {
+    (2u32..9).prop_flat_map(|units| {
+        let job = (0u32..50, 1..=units + 1, 1u32..30, 0u32..40);
+        (
+            Just(units),
+            prop::collection::vec(job, 1..40).prop_map(|v| {
+                v.into_iter()
+                    .enumerate()
+                    .map(|(i, (submit, size, request, run))| BatchJob {
+                        id: (i as i64 * 7919) % 101,
+                        submit_s: submit as f64,
+                        size,
+                        request_s: request as f64,
+                        runtime_s: run as f64,
+                    })
+                    .collect()
+            }),
+        )
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    #[test]
+    fn schedules_are_feasible((units, list) in random_jobs(), kill in any::<bool>()) {
+        let config = SimConfig { units, kill_at_walltime: kill };
+        for policy in ["fcfs", "easy", "easy-sjbf", "conservative", "sjf", "ljf"] {
+            let out = run_with(policy, &list, config);
+            // Every job ends exactly once: ran or dropped, dropped iff too large.
+            prop_assert_eq!(out.jobs.len() + out.dropped.len(), list.len());
+            for &d in &out.dropped {
+                prop_assert!(list[d].size > units);
+            }
+            // No unit is held by two jobs at once; no job starts before it is submitted.
+            let mut busy: Vec<(u32, f64, f64)> = Vec::new();
+            for r in &out.jobs {
+                let job = &list[r.index];
+                prop_assert!(r.start_s >= job.submit_s);
+                let held: u32 = r.units.iter().map(|&(a, b)| b - a + 1).sum();
+                prop_assert_eq!(held, job.size);
+                let expected = if kill { job.runtime_s.min(job.request_s) } else { job.runtime_s };
+                prop_assert_eq!(r.end_s - r.start_s, expected);
+                for &(a, b) in &r.units {
+                    for u in a..=b {
+                        for &(v, s, e) in &busy {
+                            prop_assert!(v != u || e <= r.start_s || r.end_s <= s || s == e || r.start_s == r.end_s,
+                                "{}: unit {} held twice", policy, u);
+                        }
+                        busy.push((u, r.start_s, r.end_s));
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn fcfs_starts_in_queue_order((units, list) in random_jobs()) {
+        let out = run_with("fcfs", &list, SimConfig { units, kill_at_walltime: true });
+        let mut started: Vec<_> = out.jobs.iter().map(|r| (list[r.index].submit_s, list[r.index].id, r.index, r.start_s)).collect();
+        started.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)).then(a.2.cmp(&b.2)));
+        for w in started.windows(2) {
+            prop_assert!(w[0].3 <= w[1].3);
+        }
+    }
+
+    #[test]
+    fn conservative_starts_no_job_after_its_first_reservation((units, list) in random_jobs()) {
+        struct Watch(Conservative, BTreeMap<usize, f64>);
+        impl BatchPolicy for Watch {
+            fn decide(&mut self, view: &BatchView<'_>) -> Vec<usize> {
+                let picks = self.0.decide(view);
+                for (index, date) in self.0.reservations() {
+                    self.1.entry(index).or_insert(date);
+                }
+                picks
+            }
+        }
+        let mut watch = Watch(Conservative::default(), BTreeMap::new());
+        let out = simulate(&list, SimConfig { units, kill_at_walltime: true }, &mut watch).unwrap();
+        for r in &out.jobs {
+            if let Some(&promised) = watch.1.get(&r.index) {
+                prop_assert!(r.start_s <= promised, "job {} promised {} started {}", r.index, promised, r.start_s);
+            }
+        }
+    }
+
+    #[test]
+    fn runs_are_deterministic((units, list) in random_jobs()) {
+        let config = SimConfig { units, kill_at_walltime: true };
+        for policy in ["easy", "conservative"] {
+            prop_assert_eq!(run_with(policy, &list, config), run_with(policy, &list, config));
+        }
+    }
+}
+
+/// Mean wait of FCFS on one unit over `reps` independent runs of `n` jobs with Poisson
+/// arrivals at rate `lambda` and run times drawn by `service`, the first `warm` jobs of each
+/// left out; the mean over runs and the half-width of its 95% Student-t interval.
+fn fcfs_one_unit_wait(
+    reps: u64,
+    n: usize,
+    warm: usize,
+    lambda: f64,
+    service: impl Fn(&mut rand_chacha::ChaCha8Rng) -> f64,
+) -> (f64, f64) {
+    use rand_distr::{Distribution, Exp};
+    let gaps = Exp::new(lambda).unwrap();
+    let means: Vec<f64> = (0..reps)
+        .map(|rep| {
+            let mut rng = sim_core::rng::stream(rep, "batch.queueing");
+            let mut t = 0.0;
+            let list: Vec<BatchJob> = (0..n)
+                .map(|i| {
+                    t += gaps.sample(&mut rng);
+                    let run = service(&mut rng);
+                    BatchJob {
+                        id: i as i64,
+                        submit_s: t,
+                        size: 1,
+                        request_s: run,
+                        runtime_s: run,
+                    }
+                })
+                .collect();
+            let one = SimConfig {
+                units: 1,
+                kill_at_walltime: true,
+            };
+            let out = run_with("fcfs", &list, one);
+            let waits: Vec<f64> = out
+                .jobs
+                .iter()
+                .filter(|r| r.index >= warm)
+                .map(|r| r.start_s - list[r.index].submit_s)
+                .collect();
+            waits.iter().sum::<f64>() / waits.len() as f64
+        })
+        .collect();
+    let k = means.len() as f64;
+    let mean = means.iter().sum::<f64>() / k;
+    let var = means.iter().map(|m| (m - mean).powi(2)).sum::<f64>() / (k - 1.0);
+    (mean, crate::stats::t_factor(0.95, means.len() - 1) * (var / k).sqrt())
+}
+
+// Issue 42's queueing checks: one unit under FCFS is a single-server FIFO queue.
+// M/M/1, λ = 0.5, μ = 1: mean wait in queue ρ/(μ − λ) = 0.5 / 0.5 = 1 s (Kleinrock, Queueing
+// Systems I, 1975, eq. 3.26). M/G/1 with uniform run times on [0, 2] s (E[S] = 1, E[S²] = 4/3):
+// Pollaczek–Khinchine λE[S²] / (2(1 − ρ)) = 0.5 · (4/3) / 1 = 2/3 s.
+#[test]
+fn one_unit_fcfs_is_mm1_and_pollaczek_khinchine() {
+    use rand::Rng;
+    use rand_distr::{Distribution, Exp};
+    let exp = Exp::new(1.0).unwrap();
+    let (mean, half) = fcfs_one_unit_wait(30, 20_000, 1_000, 0.5, |r| exp.sample(r));
+    assert!((mean - 1.0).abs() <= half, "M/M/1: {mean} ± {half}, expected 1");
+    let (mean, half) = fcfs_one_unit_wait(30, 20_000, 1_000, 0.5, |r| r.gen_range(0.0..2.0));
+    assert!((mean - 2.0 / 3.0).abs() <= half, "M/G/1: {mean} ± {half}, expected 2/3");
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    // EASY never starts the queue head later than any reservation it was given: each
+    // reservation is recomputed here from the view (the earliest date enough units are free
+    // once the running and just-started jobs end at their requests), independently of
+    // `easy_backfill`.
+    #[test]
+    fn easy_never_delays_the_head_past_its_reservation((units, list) in random_jobs(), sjbf in any::<bool>()) {
+        struct Watch(Box<dyn BatchPolicy>, BTreeMap<usize, f64>);
+        impl BatchPolicy for Watch {
+            fn decide(&mut self, view: &BatchView<'_>) -> Vec<usize> {
+                let picks = self.0.decide(view);
+                let Some(head) = (0..view.queue.len()).find(|p| !picks.contains(p)) else {
+                    return picks;
+                };
+                let mut free = view.free as i64;
+                let mut ends: Vec<(f64, i64)> = view.running.iter().map(|r| (r.planned_end_s.max(view.now), r.size as i64)).collect();
+                for &p in &picks {
+                    free -= view.queue[p].size as i64;
+                    ends.push((view.now + view.queue[p].request_s, view.queue[p].size as i64));
+                }
+                ends.sort_by(|a, b| a.0.total_cmp(&b.0));
+                let need = view.queue[head].size as i64;
+                let mut date = view.now;
+                for (end, n) in ends {
+                    if free >= need {
+                        break;
+                    }
+                    free += n;
+                    date = end;
+                }
+                let slot = self.1.entry(view.queue[head].index).or_insert(date);
+                *slot = slot.min(date);
+                picks
+            }
+        }
+        let policy = build(if sjbf { "easy-sjbf" } else { "easy" }, &BTreeMap::new()).unwrap();
+        let mut watch = Watch(policy, BTreeMap::new());
+        let out = simulate(&list, SimConfig { units, kill_at_walltime: true }, &mut watch).unwrap();
+        for r in &out.jobs {
+            if let Some(&promised) = watch.1.get(&r.index) {
+                prop_assert!(r.start_s <= promised, "job {} reserved at {} started {}", r.index, promised, r.start_s);
+            }
+        }
+    }
+}

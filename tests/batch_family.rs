@@ -1,0 +1,298 @@
+//! The batch family end to end through experiment files (issue 42): a hand-made SWF log whose
+//! schedule is worked out below, the refusals, and a slice of the bundled KTH SP2 log under
+//! every policy.
+
+use std::path::{Path, PathBuf};
+
+use gridsim::experiment;
+use schedulers::families;
+use schedulers::family::{ParamValue, RunOutput};
+
+fn load(text: &str) -> Result<experiment::Experiment, experiment::ExperimentError> {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("experiments/test.toml");
+    experiment::load_str(&path, text, false, &families::all())
+}
+
+fn cluster(hosts: u32) -> String {
+    format!(
+        "[platform]\ngenerator = \"homogeneous_cluster\"\nparams = {{ hosts = {hosts}, speed_flops = 1e9, \
+         bandwidth_bytes_per_s = 1.25e8, latency_s = 5e-5, backbone_bandwidth_bytes_per_s = 1e9, \
+         backbone_latency_s = 5e-4 }}\n"
+    )
+}
+
+fn experiment(hosts: u32, trace: &Path, workload: &str, params: &str, scheduler: &str) -> String {
+    format!(
+        "name = \"t\"\nfamily = \"batch\"\n{}[workload]\ntrace = {:?}\n{workload}\n[params]\n{params}\n\
+         [[schedulers]]\nname = \"{scheduler}\"\n[outputs]\ntables = [\"jobs\", \"hosts\", \"quantiles\"]\n",
+        cluster(hosts),
+        trace
+    )
+}
+
+fn run(text: &str) -> RunOutput {
+    let e = load(text).unwrap_or_else(|e| panic!("{e}"));
+    e.family.run(&e.runs[0].spec).unwrap()
+}
+
+/// An SWF log of four jobs (18 fields each; -1 = unknown):
+/// 1. submit 0, run 10, 2 processors allocated, request of processors unknown: size 2 (field 5);
+///    request 10 s.
+/// 2. submit 1, run 10, 2 allocated but 4 requested: size 4 (field 8); request unknown: planned
+///    with its run time, 10 s.
+/// 3. submit 2, run 30, 1 processor, request 20 s: killed at 20 s.
+/// 4. submit 3, 5 processors: more than the 4 hosts, dropped.
+const HAND_LOG: &str = "\
+; MaxProcs: 4
+1 0 -1 10 2 -1 -1 -1 10 -1 1 1 1 -1 -1 -1 -1 -1
+2 1 -1 10 2 -1 -1 4 -1 -1 1 2 1 -1 -1 -1 -1 -1
+3 2 -1 30 1 -1 -1 1 20 -1 1 1 1 -1 -1 -1 -1 -1
+4 3 -1 5 5 -1 -1 5 10 -1 1 3 1 -1 -1 -1 -1 -1
+";
+
+fn hand_log() -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("hand.swf");
+    std::fs::write(&path, HAND_LOG).unwrap();
+    (dir, path)
+}
+
+fn column(out: &RunOutput, name: &str) -> Vec<ParamValue> {
+    let t = &out.tables["jobs"];
+    let i = t.columns.iter().position(|c| c == name).unwrap();
+    t.rows.iter().map(|r| r[i].clone()).collect()
+}
+
+fn floats(out: &RunOutput, name: &str) -> Vec<f64> {
+    column(out, name).iter().map(|v| v.as_f64().unwrap()).collect()
+}
+
+// On 4 hosts: J1 0-10 on hosts 0-1. J2 needs all 4: 10-20. J3 (1 host, 20 s) would overlap J2's
+// [10, 20) if started before 10, and FCFS keeps it behind J2 anyway; EASY (shadow 10, extra 0:
+// 2 + 20 > 10) and conservative (1 host free for [2, 22)? no, none in [10, 20)) agree: 20-40,
+// killed at its 20 s request.
+// SJF takes J2 first (10 s < 20 s), which blocks. LJF differs (below).
+// Waits 0, 9, 18; responses 10, 19, 38; bounded slowdowns (τ = 10) max(1, 10/10) = 1,
+// 19/10 = 1.9, 38/20 = 1.9, mean 1.6. Utilisation (2·10 + 4·10 + 1·20) / (4·40) = 0.5.
+#[test]
+fn a_hand_made_log_gives_the_hand_worked_schedule() {
+    let (_dir, trace) = hand_log();
+    for scheduler in ["fcfs", "easy", "easy-sjbf", "conservative", "sjf"] {
+        let out = run(&experiment(4, &trace, "", "", scheduler));
+        let m = &out.metrics;
+        assert_eq!(m["jobs_done"], 3.0, "{scheduler}");
+        assert_eq!(m["jobs_dropped"], 1.0, "{scheduler}");
+        assert_eq!(m["jobs_killed"], 1.0, "{scheduler}");
+        assert_eq!(m["requests_from_runtime"], 1.0, "{scheduler}");
+        assert_eq!(m["makespan_s"], 40.0, "{scheduler}");
+        assert_eq!(m["utilisation"], 0.5, "{scheduler}");
+        assert_eq!(m["mean_wait_s"], 9.0, "{scheduler}");
+        assert_eq!(m["max_wait_s"], 18.0, "{scheduler}");
+        assert_eq!(m["mean_response_s"], 67.0 / 3.0, "{scheduler}");
+        assert!((m["mean_bounded_slowdown"] - 1.6).abs() < 1e-12, "{scheduler}");
+        assert_eq!(floats(&out, "starting_time"), [0.0, 10.0, 20.0], "{scheduler}");
+        assert_eq!(floats(&out, "requested_number_of_resources"), [2.0, 4.0, 1.0]);
+        assert_eq!(floats(&out, "requested_time"), [10.0, 10.0, 20.0]);
+        assert_eq!(floats(&out, "bounded_slowdown"), [1.0, 1.9, 1.9]);
+        let text = |name| column(&out, name).iter().map(|v| v.to_string()).collect::<Vec<_>>();
+        assert_eq!(text("allocated_resources"), ["0-1", "0-3", "0"]);
+        // One `hosts` row per job and host: J1 on 0 and 1, J2 on 0-3, J3 on 0.
+        let hosts: Vec<(i64, i64, f64)> = out.tables["hosts"]
+            .rows
+            .iter()
+            .map(|r| match (&r[0], &r[2], &r[3]) {
+                (ParamValue::Int(h), ParamValue::Int(j), s) => (*h, *j, s.as_f64().unwrap()),
+                other => panic!("{other:?}"),
+            })
+            .collect();
+        assert_eq!(
+            hosts,
+            [
+                (0, 1, 0.0),
+                (1, 1, 0.0),
+                (0, 2, 10.0),
+                (1, 2, 10.0),
+                (2, 2, 10.0),
+                (3, 2, 10.0),
+                (0, 3, 20.0)
+            ],
+            "{scheduler}"
+        );
+        assert_eq!(
+            text("final_state"),
+            [
+                "COMPLETED_SUCCESSFULLY",
+                "COMPLETED_SUCCESSFULLY",
+                "COMPLETED_WALLTIME_REACHED"
+            ]
+        );
+    }
+    // LJF takes J3 (20 s) before J2 (10 s) at 2, and J3 fits beside J1: J3 2-22 (killed), J2
+    // 22-32.
+    let out = run(&experiment(4, &trace, "", "", "ljf"));
+    assert_eq!(floats(&out, "starting_time"), [0.0, 22.0, 2.0]);
+    assert_eq!(out.metrics["makespan_s"], 32.0);
+    // Quantiles of the FCFS run (the last of the loop above is SJF, the same schedule): waits
+    // 0, 9, 18 (nearest rank: fraction q takes the ceil(3q)-th smallest).
+    let q = &run(&experiment(4, &trace, "", "", "fcfs")).tables["quantiles"];
+    let at = |k: usize| (q.rows[k - 1][1].as_f64().unwrap(), q.rows[k - 1][3].as_f64().unwrap());
+    assert_eq!(q.rows.len(), 100);
+    assert_eq!(
+        (at(33), at(34), at(67), at(100)),
+        ((0.0, 1.0), (9.0, 1.9), (18.0, 1.9), (18.0, 1.9))
+    );
+    // τ = 40: every job's response is under 40 s, so each bounded slowdown is 1.
+    let out = run(&experiment(4, &trace, "", "tau_s = 40", "fcfs"));
+    assert_eq!(out.metrics["mean_bounded_slowdown"], 1.0);
+    // Allowed to run on, J3 holds its host 20-50: utilisation (20 + 40 + 30) / (4 · 50).
+    let out = run(&experiment(4, &trace, "", "kill_at_walltime = false", "fcfs"));
+    assert_eq!(out.metrics["jobs_killed"], 0.0);
+    assert_eq!(out.metrics["makespan_s"], 50.0);
+    assert_eq!(out.metrics["utilisation"], 0.45);
+    // load_scale 2 halves the arrival times (0, 0.5, 1): J2 waits 9.5, J3 starts at 20.
+    let out = run(&experiment(4, &trace, "load_scale = 2", "", "fcfs"));
+    assert_eq!(floats(&out, "waiting_time"), [0.0, 9.5, 19.0]);
+}
+
+// unit = "core" on a random grid of 3 hosts of 2 cores: 6 units, host h holding units 2h and
+// 2h + 1. Under EASY: J1 0-10 on units 0-1 (both cores of host 0); J2 (4 units) fits at 1:
+// 1-11 on units 2-5; J3 (1 unit) waits for J1: 10-30 on unit 0, killed at its 20 s request;
+// J4 (5 units) now fits the platform and is queued, not dropped: the head at 10 behind J3, its
+// shadow 11 (J2's planned end, 1 + 10), when 5 units are free: 11-16 on units 1-5.
+#[test]
+fn core_units_share_a_multicore_host() {
+    let (_dir, trace) = hand_log();
+    let grid = "[platform]\ngenerator = \"random_grid\"\nparams = { hosts = 3, cores = 2, extra_links = 0 }\n";
+    let text = experiment(4, &trace, "", "unit = \"core\"", "easy").replace(&cluster(4), grid);
+    let out = run(&text);
+    assert_eq!(out.metrics["units"], 6.0);
+    assert_eq!(out.metrics["jobs_dropped"], 0.0);
+    assert_eq!(floats(&out, "starting_time"), [0.0, 1.0, 10.0, 11.0]);
+    let sets: Vec<String> = column(&out, "allocated_resources")
+        .iter()
+        .map(|v| v.to_string())
+        .collect();
+    assert_eq!(sets, ["0-1", "2-5", "0", "1-5"]);
+    // `hosts` rows (host, unit): J1's two units are host 0's cores, J2's first is host 1's.
+    let hosts: Vec<(f64, f64)> = out.tables["hosts"]
+        .rows
+        .iter()
+        .take(3)
+        .map(|r| (r[0].as_f64().unwrap(), r[1].as_f64().unwrap()))
+        .collect();
+    assert_eq!(hosts, [(0.0, 0.0), (0.0, 1.0), (1.0, 2.0)]);
+    // unit = "host" on the same platform: 3 units, J2 and J4 dropped.
+    let text = text.replace("unit = \"core\"", "unit = \"host\"");
+    assert_eq!(run(&text).metrics["jobs_dropped"], 2.0);
+}
+
+// run_time_model = "speed" on gridgum8 (8 hosts in platform order pe0..pe7, even ones at 1395
+// MHz, odd ones at 534 MHz; one flop per cycle), FCFS, one unit per host.
+// reference_speed_flops = 534e6 (the slow hosts): a job's pace is the largest 534/speed over
+// its hosts. J1 on hosts 0-1: pace 1, 0-10. J2 on hosts 2-5: pace 1, 1-11. J3 on host 6 (fast):
+// 30 s x 534/1395, from 2, under its 20 s request. J4 (5 hosts) waits for 5 free: at 11, hosts
+// 0-4, pace 1: 11-16.
+// The default reference, the fastest host (1395e6): every job holding a slow host runs 1395/534
+// = 2.61 times its recorded time: J1 (26 s), J2 (26 s) and J4 (13 s) pass their 10 s requests,
+// J3 (30 s on a fast host) its 20 s one: all four are killed (the trace model kills J3 only).
+#[test]
+fn the_speed_model_scales_run_times_by_the_slowest_host() {
+    let (_dir, trace) = hand_log();
+    let gridgum8 = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("platforms/data/gridgum8.toml");
+    let platform = format!("[platform]\nfile = {gridgum8:?}\n");
+    let text = |params: &str| experiment(4, &trace, "", params, "fcfs").replace(&cluster(4), &platform);
+    let out = run(&text("run_time_model = \"speed\"\nreference_speed_flops = 534e6"));
+    assert_eq!(floats(&out, "starting_time"), [0.0, 1.0, 2.0, 11.0]);
+    assert_eq!(
+        floats(&out, "finish_time"),
+        [10.0, 11.0, 2.0 + 30.0 * (534e6 / 1395e6), 16.0]
+    );
+    assert_eq!(out.metrics["jobs_killed"], 0.0);
+    let out = run(&text("run_time_model = \"speed\""));
+    assert_eq!(out.metrics["jobs_killed"], 4.0);
+    let out = run(&text(""));
+    assert_eq!(out.metrics["jobs_killed"], 1.0);
+    // The reference speed means nothing under the trace model: refused.
+    let e = load(&text("reference_speed_flops = 1e9")).err().unwrap().to_string();
+    assert!(
+        e.contains("'reference_speed_flops' applies only with run_time_model"),
+        "{e}"
+    );
+}
+
+#[test]
+fn refusals_name_the_field() {
+    let (_dir, trace) = hand_log();
+    let err = |text: String| load(&text).err().map(|e| e.to_string()).unwrap_or_default();
+    // Every job larger than the platform: J1 (2) and J2 (4) on 1 host.
+    let e = err(experiment(1, &trace, "first = 2", "", "fcfs"));
+    assert!(e.contains("every job of the workload needs more hosts"), "{e}");
+    for (params, field) in [
+        ("unit = \"core\"", "unit"), // every host of the generated cluster has one core
+        ("unit = \"cpu\"", "unit"),
+        ("run_time_model = \"fast\"", "run_time_model"),
+        (
+            "run_time_model = \"speed\"\nreference_speed_flops = 0",
+            "reference_speed_flops",
+        ),
+        ("tau_s = -1", "tau_s"),
+        ("tau_s = 0", "tau_s"),
+        ("kill_at_walltime = 1", "kill_at_walltime"),
+        ("depth = 2", "depth"),
+    ] {
+        let e = err(experiment(4, &trace, "", params, "easy"));
+        assert!(e.contains(&format!("'{field}'")) || e.contains(field), "{params}: {e}");
+        assert!(e.contains("test.toml:"), "{params}: no file and line: {e}");
+    }
+    let e = err(experiment(4, &trace, "", "", "sbf"));
+    assert!(e.contains("sbf") && e.contains("conservative"), "{e}");
+    // No [workload]: said so.
+    let text = format!(
+        "name = \"t\"\nfamily = \"batch\"\n{}[[schedulers]]\nname = \"fcfs\"\n",
+        cluster(4)
+    );
+    let e = err(text);
+    assert!(e.contains("[workload]"), "{e}");
+}
+
+/// The first 2000 jobs of the bundled KTH SP2 log on its 100-node machine, every policy: every
+/// job runs once, no host is held by two jobs at once, the table agrees with the metrics, and
+/// runs are deterministic.
+#[test]
+fn a_kth_slice_under_every_policy() {
+    let trace = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("traces/data/KTH-SP2-1996-2.1-cln.swf.gz");
+    let mut bsld = Vec::new();
+    for scheduler in ["fcfs", "easy", "easy-sjbf", "conservative", "sjf", "ljf"] {
+        let text = experiment(100, &trace, "first = 2000", "", scheduler);
+        let out = run(&text);
+        assert_eq!(out, run(&text), "{scheduler}: not deterministic");
+        let m = &out.metrics;
+        assert_eq!(m["jobs_done"] + m["jobs_dropped"], 2000.0, "{scheduler}");
+        assert_eq!(m["jobs_dropped"], 0.0, "{scheduler}: KTH's jobs fit its 100 nodes");
+        let b = floats(&out, "bounded_slowdown");
+        let mean = b.iter().sum::<f64>() / b.len() as f64;
+        assert!((mean - m["mean_bounded_slowdown"]).abs() < 1e-9 * mean, "{scheduler}");
+        let (starts, ends) = (floats(&out, "starting_time"), floats(&out, "finish_time"));
+        let submits = floats(&out, "submission_time");
+        assert!(starts.iter().zip(&submits).all(|(s, t)| s >= t), "{scheduler}");
+        // Host intervals: sort each host's (start, end) and check that none overlap.
+        let mut by_host: Vec<Vec<(f64, f64)>> = vec![Vec::new(); 100];
+        for (i, set) in column(&out, "allocated_resources").iter().enumerate() {
+            for part in set.to_string().split(' ') {
+                let (a, b) = part.split_once('-').unwrap_or((part, part));
+                let (a, b) = (a.parse::<usize>().unwrap(), b.parse::<usize>().unwrap());
+                for host in &mut by_host[a..=b] {
+                    host.push((starts[i], ends[i]));
+                }
+            }
+        }
+        for intervals in &mut by_host {
+            intervals.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.total_cmp(&b.1)));
+            for w in intervals.windows(2) {
+                assert!(w[0].1 <= w[1].0 || w[0].0 == w[0].1, "{scheduler}: a host held twice");
+            }
+        }
+        bsld.push((scheduler, m["mean_bounded_slowdown"]));
+    }
+    eprintln!("KTH first 2000 jobs, mean bounded slowdown: {bsld:?}");
+}
