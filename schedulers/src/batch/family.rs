@@ -49,7 +49,7 @@ pub struct BatchFamily;
 const UNIT: Param = Param::text(
     "unit",
     "what one processor of the log is: host (each platform host is one unit, as in the KTH and \
-     HPC2N logs, whose machines had one processor per node; issue 42) or core (each core of each \
+     HPC2N logs, whose machines had one processor per node) or core (each core of each \
      host is one unit, so jobs may share a multi-core host)",
     "host",
 );
@@ -57,7 +57,7 @@ const UNIT: Param = Param::text(
 const RUN_TIME_MODEL: Param = Param::text(
     "run_time_model",
     "trace: a job holds its units for its recorded run time, whatever their speed (Batsim's \
-     'delay' profile; issue 42); speed: the recorded run time is work at reference_speed_flops, \
+     'delay' profile); speed: the recorded run time is work at reference_speed_flops, \
      so a job runs as long as its slowest host needs",
     "trace",
 );
@@ -75,7 +75,7 @@ const REFERENCE_SPEED: Param = Param::real(
 const KILL_AT_WALLTIME: Param = Param::boolean(
     "kill_at_walltime",
     "a job whose run time exceeds its request is killed when it reaches it, as a resource \
-     manager does (default true: issue 42; Slurm and PBS kill at the time limit); false lets it \
+     manager does (Slurm and PBS kill at the time limit); false lets it \
      run on",
     "true",
 );

@@ -1,0 +1,132 @@
+#!/usr/bin/env python3
+"""The batch family against AccaSim on the same log: FCFS and EASY backfilling, job by job.
+
+Replays an SWF log (default: the bundled KTH SP2 log) on N one-core nodes under gridsim's
+`fcfs` and `easy` and under AccaSim's FirstInFirstOut and EASYBackfilling (FirstFit allocator),
+then compares every job's start time and the mean wait. AccaSim is a peer no one here wrote
+(PyPI `accasim`); install it in a virtual environment and run this script with that
+environment's Python:
+
+    python3 -m venv /tmp/accasim && /tmp/accasim/bin/pip install accasim
+    cargo build --release
+    /tmp/accasim/bin/python scripts/accasim_compare.py [--log FILE.swf.gz] [--nodes 100]
+
+AccaSim 1.1.3 imports `collections.Mapping`, which Python 3.10 removed; the script restores that
+alias before importing it. Start times are compared after shifting AccaSim's (which are absolute
+dates from the log's header) so that the first submission is at the same date in both.
+"""
+import argparse
+import collections
+import collections.abc
+import csv
+import datetime
+import gzip
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def gridsim_starts(binary, log, nodes, work):
+    """Runs gridsim's fcfs and easy on `log`; returns {policy: {job_id: (submit, start)}}."""
+    experiment = work / "accasim-compare.toml"
+    experiment.write_text(f"""name = "accasim-compare"
+family = "batch"
+seed = 1
+replications = 1
+
+[platform]
+generator = "homogeneous_cluster"
+params = {{ hosts = {nodes}, speed_flops = 1e9, bandwidth_bytes_per_s = 1.25e8, latency_s = 5e-5, backbone_bandwidth_bytes_per_s = 1e9, backbone_latency_s = 5e-4 }}
+
+[workload]
+trace = "{log}"
+
+[[schedulers]]
+name = "fcfs"
+label = "fifo"
+
+[[schedulers]]
+name = "easy"
+label = "easy"
+
+[outputs]
+tables = ["jobs"]
+""")
+    subprocess.run([binary, "run", str(experiment), "--out", str(work / "gridsim"), "--no-plots"],
+                   check=True, stdout=subprocess.DEVNULL)
+    starts = collections.defaultdict(dict)
+    with open(work / "gridsim/results/accasim-compare/jobs.csv") as f:
+        for r in csv.DictReader(f):
+            starts[r["scheduler"]][int(r["job_id"])] = (float(r["submission_time"]), float(r["starting_time"]))
+    return starts
+
+
+def accasim_starts(log, nodes, work):
+    """Runs AccaSim's FIFO and EASY on `log`; returns {policy: {job_id: (submit, start)}}."""
+    collections.Mapping = collections.abc.Mapping  # AccaSim 1.1.3 predates Python 3.10
+    from accasim.base.allocator_class import FirstFit
+    from accasim.base.scheduler_class import EASYBackfilling, FirstInFirstOut
+    from accasim.base.simulator_class import Simulator
+
+    plain = work / "log.swf"
+    opener = gzip.open if str(log).endswith(".gz") else open
+    with opener(log, "rt") as src, open(plain, "w") as dst:
+        dst.write(src.read())
+    config = work / "system.config"
+    config.write_text('{"groups": {"g0": {"core": 1}}, "resources": {"g0": %d}}' % nodes)
+
+    def date(text):
+        return datetime.datetime.strptime(text, "%Y-%m-%d %H:%M:%S").replace(
+            tzinfo=datetime.timezone.utc).timestamp()
+
+    starts = {}
+    for name, dispatcher in (("fifo", FirstInFirstOut), ("easy", EASYBackfilling)):
+        folder = work / f"accasim-{name}"
+        Simulator(str(plain), str(config), dispatcher(FirstFit()), RESULTS_FOLDER_PATH=str(folder),
+                  scheduling_output=True, statistics_output=False).start_simulation(system_status=False)
+        jobs = {}
+        # One line per job: "id;user;queued__allocation__start;end;...", dates in UTC.
+        with open(folder / f"sched-{plain.name}") as f:
+            for line in f:
+                head, _allocation, tail = line.strip().split("__")
+                job_id, _user, queued = head.split(";")
+                jobs[int(job_id)] = (date(queued), date(tail.split(";")[0]))
+        starts[name] = jobs
+    return starts
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--log", default=str(ROOT / "traces/data/KTH-SP2-1996-2.1-cln.swf.gz"))
+    parser.add_argument("--nodes", type=int, default=100)
+    parser.add_argument("--gridsim", default=str(ROOT / "target/release/gridsim"))
+    args = parser.parse_args()
+    if not os.access(args.gridsim, os.X_OK):
+        sys.exit(f"{args.gridsim}: not found; run `cargo build --release` first")
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(tmp)
+        ours = gridsim_starts(args.gridsim, args.log, args.nodes, work)
+        theirs = accasim_starts(args.log, args.nodes, work)
+    print(f"{Path(args.log).name} on {args.nodes} nodes")
+    print("| policy | jobs | same start | first differing job (submit, gridsim start, AccaSim start) "
+          "| mean wait gridsim (s) | mean wait AccaSim (s) |")
+    print("|---|---|---|---|---|---|")
+    for policy in ("fifo", "easy"):
+        g, a = ours[policy], theirs[policy]
+        shift = min(s for s, _ in a.values()) - min(s for s, _ in g.values())
+        common = sorted(set(g) & set(a), key=lambda j: (g[j][1], j))
+        same = [j for j in common if abs(a[j][1] - shift - g[j][1]) < 1e-6]
+        first = next((j for j in common if abs(a[j][1] - shift - g[j][1]) >= 1e-6), None)
+        where = "none" if first is None else f"{first} ({g[first][0]:.0f}, {g[first][1]:.0f}, {a[first][1] - shift:.0f})"
+        wait_g = statistics.mean(st - su for su, st in g.values())
+        wait_a = statistics.mean(st - su for su, st in a.values())
+        print(f"| {policy} | {len(common)} | {len(same)} | {where} | {wait_g:.2f} | {wait_a:.2f} |")
+
+
+if __name__ == "__main__":
+    main()
