@@ -5,10 +5,9 @@
 //!
 //! Without `events`, a run gets [`DEFAULT_EVENTS`] (1e10): a run that would never end (a state
 //! profile that toggles every 3e-9 s under a worker, `tasks = 3e12`) must still end, and be
-//! recorded as stopped, rather than hold its thread, and the sweep, for ever. 1e10 is 190
-//! times the events of the largest run of a bundled experiment (`wal-controller.toml`'s largest,
-//! 5.3e7 events in 8 s), and hours of one core at the 0.6 to 25 million events a second
-//! the engine does, so a run a study means to make does not meet it. `gridsim replay` takes
+//! recorded as stopped, rather than hold its thread, and the sweep, for ever. 1e10 events are
+//! two orders of magnitude above any bundled experiment's runs and hours of one core at the
+//! engine's event rates, so a run a study means to make does not meet it. `gridsim replay` takes
 //! the same two limits as `--events` and `--wall-s`, with the same default.
 
 use std::fmt;
