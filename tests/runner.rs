@@ -18,7 +18,7 @@ use gridsim::output::CsvTable;
 use gridsim::runner::{self, RunOptions, Shard};
 use rand::Rng;
 use schedulers::family::{
-    Family, Named, ParamReader, ParamValue, RunError, RunOutput, RunSpec, Table, TableInfo, UsedParams,
+    Family, FamilyInfo, Named, ParamReader, ParamValue, RunError, RunOutput, RunSpec, Table, TableInfo, UsedParams,
 };
 use schedulers::registry::{Param, PolicyInfo};
 use sim_core::platform::HostId;
@@ -162,24 +162,18 @@ const TOY_TABLES: &[TableInfo] = &[
     },
 ];
 
+const TOY_INFO: FamilyInfo = FamilyInfo {
+    name: "toy",
+    description: "test family: tasks sent from node 0 and executed on a chosen node",
+    schedulers: || TOY_SCHEDULERS,
+    parameters: TOY_PARAMS,
+    metrics: TOY_METRICS,
+    tables: TOY_TABLES,
+};
+
 impl Family for Toy {
-    fn name(&self) -> &'static str {
-        "toy"
-    }
-    fn description(&self) -> &'static str {
-        "test family: tasks sent from node 0 and executed on a chosen node"
-    }
-    fn schedulers(&self) -> &'static [PolicyInfo] {
-        TOY_SCHEDULERS
-    }
-    fn parameters(&self) -> &'static [Param] {
-        TOY_PARAMS
-    }
-    fn metrics(&self) -> &'static [Named] {
-        TOY_METRICS
-    }
-    fn tables(&self) -> &'static [TableInfo] {
-        TOY_TABLES
+    fn info(&self) -> &'static FamilyInfo {
+        &TOY_INFO
     }
     fn validate(&self, spec: &RunSpec) -> Result<UsedParams, RunError> {
         let reader = ParamReader::new(spec);

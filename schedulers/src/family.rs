@@ -479,27 +479,59 @@ pub struct MemoryEstimate {
     pub param: &'static str,
 }
 
-/// An application family. See the module docs.
-pub trait Family: Send + Sync {
+/// What a family declares about itself, once, as data: its name, its policy registry, its
+/// parameters, metrics and tables. [`Family`]'s accessors read it.
+pub struct FamilyInfo {
     /// The name used in experiment files (`family = "..."`).
-    fn name(&self) -> &'static str;
+    pub name: &'static str,
     /// One line for `gridsim list`.
-    fn description(&self) -> &'static str;
-    /// The schedulers this family can run, with their parameters (its policy registry).
-    fn schedulers(&self) -> &'static [PolicyInfo];
+    pub description: &'static str,
+    /// The schedulers this family can run, with their parameters (its policy registry's
+    /// `infos`).
+    pub schedulers: fn() -> &'static [PolicyInfo],
     /// The family's own parameters (workload, deployment, model), declared once: readers,
     /// `gridsim list`, `validate` and params.csv all take them from here.
-    fn parameters(&self) -> &'static [Param];
+    pub parameters: &'static [Param],
+    /// The metrics a run may return (the columns of runs.csv after the run's parameters);
+    /// figures and `validate` check column names against them.
+    pub metrics: &'static [Named],
+    /// The per-run tables it can write (`[outputs] tables`).
+    pub tables: &'static [TableInfo],
+}
+
+/// An application family. See the module docs.
+pub trait Family: Send + Sync {
+    /// The family's declaration.
+    fn info(&self) -> &'static FamilyInfo;
+    /// The name used in experiment files (`family = "..."`).
+    fn name(&self) -> &'static str {
+        self.info().name
+    }
+    /// One line for `gridsim list`.
+    fn description(&self) -> &'static str {
+        self.info().description
+    }
+    /// The schedulers this family can run, with their parameters (its policy registry).
+    fn schedulers(&self) -> &'static [PolicyInfo] {
+        (self.info().schedulers)()
+    }
+    /// The family's own parameters (see [`FamilyInfo::parameters`]).
+    fn parameters(&self) -> &'static [Param] {
+        self.info().parameters
+    }
     /// Further entries whose parameters runs accept beside the schedulers' (the work-stealing
     /// family's programs). Default: none.
     fn other_entries(&self) -> &'static [PolicyInfo] {
         &[]
     }
-    /// The metrics a run may return (the columns of runs.csv after the run's parameters);
-    /// figures and `validate` check column names against them.
-    fn metrics(&self) -> &'static [Named];
+    /// The metrics a run may return (see [`FamilyInfo::metrics`]).
+    fn metrics(&self) -> &'static [Named] {
+        self.info().metrics
+    }
     /// The per-run tables it can write (`[outputs] tables`).
-    fn tables(&self) -> &'static [TableInfo];
+    fn tables(&self) -> &'static [TableInfo] {
+        self.info().tables
+    }
     /// An estimate of the memory one run allocates for what grows with its parameters (e.g.
     /// a per-task table), with what it is for, naming the parameter: `validate` refuses a run
     /// that cannot fit in the machine's memory before anything runs. Default: nothing that grows.

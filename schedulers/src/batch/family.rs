@@ -38,9 +38,10 @@ use traces::info::nearest_rank;
 use super::registry;
 use super::sim::{simulate_with_speeds, BatchJob, FinalState, Outcome, SimConfig};
 use crate::family::{
-    declared_table, Family, Named, ParamReader, ParamValue, RunError, RunOutput, RunSpec, TableInfo, UsedParams,
+    declared_table, Family, FamilyInfo, Named, ParamReader, ParamValue, RunError, RunOutput, RunSpec, TableInfo,
+    UsedParams,
 };
-use crate::registry::{Param, PolicyInfo};
+use crate::registry::Param;
 
 /// The batch scheduling family.
 pub struct BatchFamily;
@@ -510,29 +511,19 @@ fn hosts_table(prepared: &Prepared, outcome: &Outcome) -> Vec<Vec<ParamValue>> {
     rows
 }
 
+const INFO: FamilyInfo = FamilyInfo {
+    name: "batch",
+    description:
+        "batch scheduling of rigid parallel jobs from a workload log: FCFS, EASY, conservative backfilling, SJF, LJF",
+    schedulers: registry::infos,
+    parameters: MODEL,
+    metrics: METRICS,
+    tables: TABLES,
+};
+
 impl Family for BatchFamily {
-    fn name(&self) -> &'static str {
-        "batch"
-    }
-
-    fn description(&self) -> &'static str {
-        "batch scheduling of rigid parallel jobs from a workload log: FCFS, EASY, conservative backfilling, SJF, LJF"
-    }
-
-    fn schedulers(&self) -> &'static [PolicyInfo] {
-        registry::infos()
-    }
-
-    fn parameters(&self) -> &'static [Param] {
-        MODEL
-    }
-
-    fn metrics(&self) -> &'static [Named] {
-        METRICS
-    }
-
-    fn tables(&self) -> &'static [TableInfo] {
-        TABLES
+    fn info(&self) -> &'static FamilyInfo {
+        &INFO
     }
 
     fn draws_random_numbers(&self, _: &RunSpec) -> bool {

@@ -13,10 +13,10 @@ use sim_core::platform::HostId;
 use sim_core::Engine;
 
 use crate::family::{
-    check_routes, declared_table, Family, MemoryEstimate, Named, ParamReader, ParamValue, RunError, RunOutput, RunSpec,
-    TableInfo, UsedParams,
+    check_routes, declared_table, Family, FamilyInfo, MemoryEstimate, Named, ParamReader, ParamValue, RunError,
+    RunOutput, RunSpec, TableInfo, UsedParams,
 };
-use crate::registry::{Param, PolicyInfo};
+use crate::registry::Param;
 
 /// The bag-of-tasks master/worker family.
 pub struct BagOfTasks;
@@ -169,29 +169,18 @@ fn prepare(spec: &ParamReader) -> Result<Prepared, RunError> {
     })
 }
 
+const INFO: FamilyInfo = FamilyInfo {
+    name: "bot",
+    description: "bag of tasks, master/worker: N equal tasks handed out in chunks (LDS paper)",
+    schedulers: registry::infos,
+    parameters: WORKLOAD,
+    metrics: METRICS,
+    tables: TABLES,
+};
+
 impl Family for BagOfTasks {
-    fn name(&self) -> &'static str {
-        "bot"
-    }
-
-    fn description(&self) -> &'static str {
-        "bag of tasks, master/worker: N equal tasks handed out in chunks (LDS paper)"
-    }
-
-    fn schedulers(&self) -> &'static [PolicyInfo] {
-        registry::infos()
-    }
-
-    fn parameters(&self) -> &'static [Param] {
-        WORKLOAD
-    }
-
-    fn metrics(&self) -> &'static [Named] {
-        METRICS
-    }
-
-    fn tables(&self) -> &'static [TableInfo] {
-        TABLES
+    fn info(&self) -> &'static FamilyInfo {
+        &INFO
     }
 
     fn memory_estimate(&self, spec: &RunSpec) -> Option<MemoryEstimate> {

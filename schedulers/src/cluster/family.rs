@@ -49,9 +49,10 @@ use traces::info::nearest_rank;
 use traces::synthetic::{HbdLifetime, ParetoMemory, PoissonArrivals, UniformIoRate};
 
 use crate::family::{
-    declared_table, Family, Named, ParamReader, ParamValue, RunError, RunOutput, RunSpec, TableInfo, UsedParams,
+    declared_table, Family, FamilyInfo, Named, ParamReader, ParamValue, RunError, RunOutput, RunSpec, TableInfo,
+    UsedParams,
 };
-use crate::registry::{Param, PolicyInfo};
+use crate::registry::Param;
 
 /// The cluster job-stream family.
 pub struct ClusterFamily;
@@ -506,29 +507,18 @@ const TABLES: &[TableInfo] = &[
     },
 ];
 
+const INFO: FamilyInfo = FamilyInfo {
+    name: "cluster",
+    description: "cluster job streams with I/O- and memory-aware load balancing (WAL-FC paper)",
+    schedulers: registry::infos,
+    parameters: MODEL,
+    metrics: METRICS,
+    tables: TABLES,
+};
+
 impl Family for ClusterFamily {
-    fn name(&self) -> &'static str {
-        "cluster"
-    }
-
-    fn description(&self) -> &'static str {
-        "cluster job streams with I/O- and memory-aware load balancing (WAL-FC paper)"
-    }
-
-    fn schedulers(&self) -> &'static [PolicyInfo] {
-        registry::infos()
-    }
-
-    fn parameters(&self) -> &'static [Param] {
-        MODEL
-    }
-
-    fn metrics(&self) -> &'static [Named] {
-        METRICS
-    }
-
-    fn tables(&self) -> &'static [TableInfo] {
-        TABLES
+    fn info(&self) -> &'static FamilyInfo {
+        &INFO
     }
 
     fn replays_job_traces(&self) -> bool {

@@ -30,8 +30,8 @@ use sim_core::platform::HostId;
 use sim_core::{rng, Engine};
 
 use crate::family::{
-    check_routes, declared_table, Family, Named, ParamReader, ParamValue, RunError, RunOutput, RunSpec, TableInfo,
-    UsedParams,
+    check_routes, declared_table, Family, FamilyInfo, Named, ParamReader, ParamValue, RunError, RunOutput, RunSpec,
+    TableInfo, UsedParams,
 };
 use crate::registry::{Param, PolicyInfo};
 
@@ -364,33 +364,22 @@ const TABLES: &[TableInfo] = &[
     },
 ];
 
+const INFO: FamilyInfo = FamilyInfo {
+    name: "steal",
+    description: "work stealing in a parallel functional runtime: GpH programs on GUM (Grid-GUM2 paper)",
+    schedulers: registry::infos,
+    parameters: MODEL,
+    metrics: METRICS,
+    tables: TABLES,
+};
+
 impl Family for StealFamily {
-    fn name(&self) -> &'static str {
-        "steal"
-    }
-
-    fn description(&self) -> &'static str {
-        "work stealing in a parallel functional runtime: GpH programs on GUM (Grid-GUM2 paper)"
-    }
-
-    fn schedulers(&self) -> &'static [PolicyInfo] {
-        registry::infos()
-    }
-
-    fn parameters(&self) -> &'static [Param] {
-        MODEL
+    fn info(&self) -> &'static FamilyInfo {
+        &INFO
     }
 
     fn other_entries(&self) -> &'static [PolicyInfo] {
         programs::PROGRAMS
-    }
-
-    fn metrics(&self) -> &'static [Named] {
-        METRICS
-    }
-
-    fn tables(&self) -> &'static [TableInfo] {
-        TABLES
     }
 
     fn validate(&self, spec: &RunSpec) -> Result<UsedParams, RunError> {

@@ -20,7 +20,8 @@ use crate::skeleton::alt_sim::{run_scenario, AltScenario, Calibration, Choice, S
 use sim_core::platform::{Host, HostId, Link, Platform};
 
 use crate::family::{
-    declared_table, Family, Named, ParamReader, ParamValue, RunError, RunOutput, RunSpec, TableInfo, UsedParams,
+    declared_table, Family, FamilyInfo, Named, ParamReader, ParamValue, RunError, RunOutput, RunSpec, TableInfo,
+    UsedParams,
 };
 use crate::registry::{Param, PolicyInfo};
 
@@ -452,29 +453,18 @@ const TABLES: &[TableInfo] = &[
     },
 ];
 
+const INFO: FamilyInfo = FamilyInfo {
+    name: "alt",
+    description: "skeletons on grid servers: predicted (eq. 1) and simulated remote calls (Alt, Bischof & Gorlatch)",
+    schedulers: || SCHEDULERS,
+    parameters: MODEL,
+    metrics: METRICS,
+    tables: TABLES,
+};
+
 impl Family for AltSkeletons {
-    fn name(&self) -> &'static str {
-        "alt"
-    }
-
-    fn description(&self) -> &'static str {
-        "skeletons on grid servers: predicted (eq. 1) and simulated remote calls (Alt, Bischof & Gorlatch)"
-    }
-
-    fn schedulers(&self) -> &'static [PolicyInfo] {
-        SCHEDULERS
-    }
-
-    fn parameters(&self) -> &'static [Param] {
-        MODEL
-    }
-
-    fn metrics(&self) -> &'static [Named] {
-        METRICS
-    }
-
-    fn tables(&self) -> &'static [TableInfo] {
-        TABLES
+    fn info(&self) -> &'static FamilyInfo {
+        &INFO
     }
 
     fn validate(&self, spec: &RunSpec) -> Result<UsedParams, RunError> {

@@ -38,7 +38,8 @@ use crate::skeleton::pipeline_sim::{measure_grid, simulate, PipelineSim, Service
 use sim_core::platform::{HostId, Platform};
 
 use crate::family::{
-    declared_table, Family, Named, ParamReader, ParamValue, RunError, RunOutput, RunSpec, TableInfo, UsedParams,
+    declared_table, Family, FamilyInfo, Named, ParamReader, ParamValue, RunError, RunOutput, RunSpec, TableInfo,
+    UsedParams,
 };
 use crate::registry::{Param, PolicyInfo};
 
@@ -419,29 +420,18 @@ pub(super) const TABLES: &[TableInfo] = &[
     },
 ];
 
+const INFO: FamilyInfo = FamilyInfo {
+    name: "amoget",
+    description: "skeletons, Pipeline/Deal: PEPA/CTMC throughput of mappings and their simulation (AMoGeT paper)",
+    schedulers: || SCHEDULERS,
+    parameters: MODEL,
+    metrics: METRICS,
+    tables: TABLES,
+};
+
 impl Family for Amoget {
-    fn name(&self) -> &'static str {
-        "amoget"
-    }
-
-    fn description(&self) -> &'static str {
-        "skeletons, Pipeline/Deal: PEPA/CTMC throughput of mappings and their simulation (AMoGeT paper)"
-    }
-
-    fn schedulers(&self) -> &'static [PolicyInfo] {
-        SCHEDULERS
-    }
-
-    fn parameters(&self) -> &'static [Param] {
-        MODEL
-    }
-
-    fn metrics(&self) -> &'static [Named] {
-        METRICS
-    }
-
-    fn tables(&self) -> &'static [TableInfo] {
-        TABLES
+    fn info(&self) -> &'static FamilyInfo {
+        &INFO
     }
 
     fn validate(&self, spec: &RunSpec) -> Result<UsedParams, RunError> {
