@@ -278,6 +278,7 @@ fn check_kind_fields(
     let only_for = [
         ("x_end", &f.x_end, FigureKind::Timeline),
         ("shade", &f.shade, FigureKind::Timeline),
+        ("color", &f.color, FigureKind::Timeline),
         ("down", &f.down, FigureKind::Timeline),
         ("baseline", &f.baseline, FigureKind::Bars),
     ];
@@ -294,6 +295,28 @@ fn check_kind_fields(
                 );
             }
         }
+    }
+    if let Some(range) = &f.x_range {
+        if kind != FigureKind::Timeline {
+            rep.error(
+                range.span(),
+                format!("{field}.x_range"),
+                format!("figure '{name}': `x_range` applies only to kind = \"timeline\" (this figure is \"{kind_name}\")"),
+            );
+        } else if !matches!(range.get_ref().as_slice(), &[from, to] if from.is_finite() && to.is_finite() && from < to) {
+            rep.error(
+                range.span(),
+                format!("{field}.x_range"),
+                format!("figure '{name}': `x_range` must be [from, to] with from < to, finite numbers"),
+            );
+        }
+    }
+    if let (Some(_), Some(color)) = (&f.shade, &f.color) {
+        rep.error(
+            color.span(),
+            format!("{field}.color"),
+            format!("figure '{name}': a timeline takes `shade` (a gray per number) or `color` (a color per value), not both"),
+        );
     }
     match kind {
         FigureKind::Lines => {}

@@ -8,7 +8,7 @@
 //!
 //! # Expansion order
 //! Runs are numbered in this nesting order, outermost first: platform (when `file` is a list),
-//! workload parameter combinations (axes sorted by name, the first name varying slowest),
+//! `[workload] load_scale` (when it is a list), workload parameter combinations (axes sorted by name, the first name varying slowest),
 //! scheduler entries in file order, the scheduler's own parameter combinations, replication.
 //! The run index only orders the output; seeds and result files are keyed by what defines a run
 //! (see [`seed`]), so inserting an axis value renumbers runs without changing any of them.
@@ -39,7 +39,19 @@ use seed::{derive_seed, fingerprint, SeedInput, StableHasher};
 use spec::{ExperimentSpec, FigureSpec};
 
 /// Column names gridsim itself writes; parameters may not use them.
-pub const RESERVED_COLUMNS: &[&str] = &["run", "platform", "hosts", "scheduler", "replication", "seed", "events"];
+pub const RESERVED_COLUMNS: &[&str] = &[
+    "run",
+    "platform",
+    "hosts",
+    LOAD_SCALE,
+    "scheduler",
+    "replication",
+    "seed",
+    "events",
+];
+
+/// The key column of a swept `[workload] load_scale`.
+const LOAD_SCALE: &str = "load_scale";
 
 /// Table names gridsim itself writes.
 const RESERVED_TABLES: &[&str] = &["runs", "timing", "manifest", "experiment"];
@@ -142,7 +154,8 @@ pub struct Experiment {
     /// Sweep axes (parameters given as lists), sorted by name.
     pub axes: Vec<String>,
     /// The columns that identify a run in `runs.csv`, after `run` and before the metrics:
-    /// `platform` (when it is an axis), the axes, `scheduler`, `replication`, `seed`.
+    /// `platform` (when it is an axis), `load_scale` (when `[workload]` lists several), the axes,
+    /// `scheduler`, `replication`, `seed`.
     pub key_columns: Vec<String>,
     /// The names of the scheduler parameters the file sets ([`scheduler_param_names`]).
     pub scheduler_params: Vec<String>,
@@ -614,6 +627,10 @@ fn resolve(
     if platform_axis {
         key_columns.push("platform".to_string());
     }
+    let load_scale_axis = job_trace.as_ref().is_some_and(|w| w.load_scale_axis);
+    if load_scale_axis {
+        key_columns.push(LOAD_SCALE.to_string());
+    }
     key_columns.extend(axes.iter().cloned());
     key_columns.extend(["scheduler", "replication", "seed"].map(String::from));
 
@@ -623,8 +640,13 @@ fn resolve(
     for s in &schedulers {
         per_platform = per_platform.saturating_add(combos(&s.params));
     }
+    let load_variants: Vec<Option<&workload::WorkloadVariant>> = match &job_trace {
+        Some(w) => w.variants.iter().map(Some).collect(),
+        None => vec![None],
+    };
     let total = platforms
         .len()
+        .saturating_mul(load_variants.len())
         .saturating_mul(workload_combos)
         .saturating_mul(per_platform)
         .saturating_mul(replications as usize);
@@ -677,10 +699,20 @@ fn resolve(
     tables_sorted.sort();
     let mut runs = Vec::with_capacity(total);
     let workload_values = product(&workload);
-    for platform in &platforms {
+    for (platform, variant) in platforms
+        .iter()
+        .flat_map(|p| load_variants.iter().map(move |v| (p, *v)))
+    {
+        let load_scale = variant.map(|v| ParamValue::Float(v.load_scale));
         for wvalues in &workload_values {
             let wpairs: Vec<(&str, &ParamValue)> =
                 workload.iter().map(|p| p.name.as_str()).zip(wvalues.iter()).collect();
+            // A swept load scale draws its own streams, as any other axis does.
+            let mut seed_pairs = wpairs.clone();
+            if let (true, Some(scale)) = (load_scale_axis, &load_scale) {
+                seed_pairs.push((LOAD_SCALE, scale));
+                seed_pairs.sort_by(|a, b| a.0.cmp(b.0));
+            }
             for s in &schedulers {
                 let mut sparams: Vec<&Param> = s.params.iter().collect();
                 sparams.sort_by(|a, b| a.name.cmp(&b.name));
@@ -694,7 +726,7 @@ fn resolve(
                                 derive_seed(&SeedInput {
                                     base_seed,
                                     platform: &platform.name,
-                                    params: if crn { &[] } else { &wpairs },
+                                    params: if crn { &[] } else { &seed_pairs },
                                     scheduler: if crn { None } else { Some((&s.name, &spairs)) },
                                     replication,
                                 })
@@ -713,6 +745,7 @@ fn resolve(
                                 "scheduler" => s.label.clone(),
                                 "replication" => replication.to_string(),
                                 "seed" => seed.to_string(),
+                                LOAD_SCALE => load_scale.as_ref().map(format_value).unwrap_or_default(),
                                 axis => params.get(axis).map(format_value).unwrap_or_default(),
                             })
                             .collect();
@@ -726,9 +759,9 @@ fn resolve(
                             h.str(family.name());
                             h.str(&platform.name);
                             h.u64(platform.content_hash);
-                            if let Some(w) = &job_trace {
+                            if let Some(v) = variant {
                                 h.str("workload");
-                                h.u64(w.content_hash);
+                                h.u64(v.content_hash);
                             }
                             h.str(&s.name);
                             for (n, v) in &params {
@@ -750,7 +783,7 @@ fn resolve(
                                 params,
                                 replication,
                                 seed,
-                                workload: job_trace.as_ref().map(|w| w.workload.clone()),
+                                workload: variant.map(|v| v.workload.clone()),
                                 tables: tables_sorted.clone(),
                             },
                             label: s.label.clone(),

@@ -106,9 +106,11 @@ pub struct WorkloadSpec {
     /// Keep SWF/GWF partial-execution records (status 2, 3, 4).
     #[serde(default)]
     pub keep_partial: Option<bool>,
-    /// Divide arrival times by this (> 0): 2 doubles the offered load.
+    /// Divide arrival times by this (> 0): 2 doubles the offered load. A list of them is a
+    /// sweep axis (`load_scale`, one column of `runs.csv`). Kept as a TOML value so that a
+    /// wrong type is reported in plain words.
     #[serde(default)]
-    pub load_scale: Option<Spanned<f64>>,
+    pub load_scale: Option<Spanned<toml::Value>>,
 }
 
 /// `[platform.availability]`: host on/off states over time, from a trace or a random model.
@@ -244,6 +246,14 @@ pub struct FigureSpec {
     /// 0 = not drawn).
     #[serde(default)]
     pub shade: Option<Spanned<String>>,
+    /// Timelines: `[from, to]`, the window of `x` drawn; intervals are clipped to it (a Gantt
+    /// chart of one day of a year-long run).
+    #[serde(default)]
+    pub x_range: Option<Spanned<Vec<f64>>>,
+    /// Timelines: a column whose values (e.g. `job_id`, `user`) each get a color of a
+    /// qualitative palette, cycled when there are more values than colors; not with `shade`.
+    #[serde(default)]
+    pub color: Option<Spanned<String>>,
     /// Timelines: a per-run table of periods a strip is down (e.g. the bag-of-tasks family's
     /// `downtime`), with the `y` column and `from_s`, `to_s`; each period is drawn as a hatched
     /// light gray band behind the intervals of its strip, in the panel of the same run.
@@ -307,7 +317,7 @@ impl FigureKind {
 
 impl FigureSpec {
     /// Every column the figure names, with the field naming it (`x`, `series`, `where.nodes`):
-    /// x, y, series, panels, x_end, shade when given, then the `where` keys.
+    /// x, y, series, panels, x_end, shade, color when given, then the `where` keys.
     pub fn named_columns(&self) -> Vec<(String, &Spanned<String>)> {
         let fields = [
             ("x", Some(&self.x)),
@@ -316,6 +326,7 @@ impl FigureSpec {
             ("panels", self.panels.as_ref()),
             ("x_end", self.x_end.as_ref()),
             ("shade", self.shade.as_ref()),
+            ("color", self.color.as_ref()),
         ];
         let fields = fields.into_iter().filter_map(|(f, c)| Some((f.to_string(), c?)));
         let filtered = self.filter.keys().map(|k| (format!("where.{}", k.get_ref()), k));

@@ -4,6 +4,10 @@
 //! window, first N jobs, serial only, partial executions, load scale) and the result is handed
 //! to every run; the file's bytes and the selection are hashed into each run's fingerprint, so
 //! editing the trace or the selection never resumes stale results.
+//!
+//! `load_scale` divides the arrival times (counted from the first selected job). Given as a
+//! list it is a sweep axis: the trace is read once and each value gives its own rescaled copy,
+//! with its own hash, and the runs carry the value in a `load_scale` key column.
 
 use std::fs;
 use std::path::Path;
@@ -21,10 +25,50 @@ use crate::tracefile;
 pub struct WorkloadEntry {
     /// The path as the experiment file writes it.
     pub name: String,
-    /// The selected jobs.
+    /// One selection per value of `load_scale`, in the file's order (one when it is a number).
+    pub variants: Vec<WorkloadVariant>,
+    /// Whether `load_scale` is a list, so a sweep axis with a key column.
+    pub load_scale_axis: bool,
+}
+
+/// The trace's jobs under one `load_scale`.
+#[derive(Clone, Debug)]
+pub struct WorkloadVariant {
+    /// The arrival-time divisor.
+    pub load_scale: f64,
+    /// The selected jobs, arrivals divided by `load_scale`.
     pub workload: Arc<Workload>,
-    /// Hash of the file's bytes and of the selection.
+    /// Hash of the file's bytes and of the selection, `load_scale` included.
     pub content_hash: u64,
+}
+
+/// `load_scale`'s values and whether it was a list; `None` after reporting a problem.
+fn load_scales(rep: &mut Reporter<'_>, value: &toml::Spanned<toml::Value>) -> Option<(Vec<f64>, bool)> {
+    const FIELD: &str = "workload.load_scale";
+    const MESSAGE: &str = "must be a positive number, or a list of them (a sweep axis)";
+    let number = |v: &toml::Value| match v {
+        toml::Value::Float(f) => Some(*f),
+        toml::Value::Integer(i) => Some(*i as f64),
+        _ => None,
+    };
+    let (values, list) = match value.get_ref() {
+        toml::Value::Array(items) => (items.iter().map(number).collect::<Option<Vec<f64>>>(), true),
+        v => (number(v).map(|x| vec![x]), false),
+    };
+    let values = match values {
+        Some(v) if !v.is_empty() && v.iter().all(|x| x.is_finite() && *x > 0.0) => v,
+        _ => {
+            rep.error(value.span(), FIELD, MESSAGE);
+            return None;
+        }
+    };
+    for (i, x) in values.iter().enumerate() {
+        if values[..i].contains(x) {
+            rep.error(value.span(), FIELD, format!("lists {x} twice; each value is one point of the sweep"));
+            return None;
+        }
+    }
+    Some((values, list))
 }
 
 /// Reads the trace `[workload]` names; `None` after reporting any problem.
@@ -54,14 +98,10 @@ pub(crate) fn resolve(
             _ => rep.error(first.span(), "workload.first", "must be a positive number of jobs"),
         }
     }
-    if let Some(scale) = &w.load_scale {
-        let s = *scale.get_ref();
-        if s.is_finite() && s > 0.0 {
-            selection.load_scale = s;
-        } else {
-            rep.error(scale.span(), "workload.load_scale", "must be a positive number");
-        }
-    }
+    let (scales, load_scale_axis) = match &w.load_scale {
+        None => (vec![1.0], false),
+        Some(value) => load_scales(rep, value).unwrap_or_default(),
+    };
     selection.serial_only = w.serial_only.unwrap_or(false);
     selection.keep_partial = w.keep_partial.unwrap_or(false);
     let format = match &w.format {
@@ -138,12 +178,32 @@ pub(crate) fn resolve(
         );
         return None;
     }
-    let mut h = StableHasher::new();
-    h.bytes(&bytes);
-    h.str(&format!("{selection:?}"));
+    // Read at scale 1, so arrivals count from the first job; each scale divides them as the
+    // selection would have (x / 1 is exact, so a single scale gives the same dates).
+    let variants = scales
+        .into_iter()
+        .map(|load_scale| {
+            let selection = Selection {
+                load_scale,
+                ..selection.clone()
+            };
+            let mut h = StableHasher::new();
+            h.bytes(&bytes);
+            h.str(&format!("{selection:?}"));
+            let mut scaled = workload.clone();
+            for job in &mut scaled.jobs {
+                job.submit_s /= load_scale;
+            }
+            WorkloadVariant {
+                load_scale,
+                workload: Arc::new(scaled),
+                content_hash: h.finish(),
+            }
+        })
+        .collect();
     Some(WorkloadEntry {
         name,
-        workload: Arc::new(workload),
-        content_hash: h.finish(),
+        variants,
+        load_scale_axis,
     })
 }

@@ -21,6 +21,13 @@
 //!   at the maximum), so fractions stay distinguishable. Value 0, an empty cell or no row is a
 //!   gap (white). A small legend maps values to grays: every integer when the values are
 //!   integers up to 8, else five values spread over the ramp.
+//! - With `x_range = [from, to]`, the time axis is that window: intervals and down periods
+//!   are clipped to it, and those outside it are not drawn.
+//! - With `color = "<column>"` instead (e.g. `job_id`, `user` of a batch Gantt chart), each
+//!   distinct value of the column, in order of first appearance in the table, takes the next
+//!   color of a 12-color qualitative palette (ColorBrewer's "Paired", Harrower and Brewer 2003),
+//!   cycling: values 12 apart share a color. An empty cell is a gap. The legend lists the values
+//!   when there are at most 12, else names the column.
 //! - With `down = "<table>"`, a per-run table with the `y` column and `from_s`, `to_s` (the
 //!   bag-of-tasks family's `downtime`: when each worker's host is off), each period is a light
 //!   gray band with a dark zigzag behind the intervals of its strip, in the panel of the same
@@ -83,8 +90,8 @@ pub struct Interval {
     pub start: f64,
     /// Where it ends (value of `x_end`).
     pub end: f64,
-    /// Gray level, 0 (black) to 255 (white).
-    pub gray: u8,
+    /// Gray level, 0 (black) to 255 (white), or with `color` the palette index.
+    pub tone: u8,
 }
 
 /// One run's timeline.
@@ -109,9 +116,52 @@ pub struct TimelineData {
     /// The time axis: earliest start (or 0, see the module documentation) and latest end over
     /// all panels.
     pub span: (f64, f64),
-    /// The shade legend: value labels and their gray levels (empty without `shade`).
+    /// What the intervals' tones are: gray levels, or palette indices (`color`).
+    pub fill: Fill,
+    /// The legend: value labels and their tones (empty without `shade` or `color`, and with
+    /// `color` over more values than the palette has).
     pub legend: Vec<(String, u8)>,
 }
+
+/// How an interval's tone is drawn.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Fill {
+    /// The tone is a gray level.
+    Gray,
+    /// The tone indexes [`PALETTE`].
+    Palette,
+}
+
+impl Fill {
+    /// The color of `tone`.
+    pub fn rgb(self, tone: u8) -> RGBColor {
+        match self {
+            Fill::Gray => RGBColor(tone, tone, tone),
+            Fill::Palette => {
+                let (r, g, b) = PALETTE[usize::from(tone) % PALETTE.len()];
+                RGBColor(r, g, b)
+            }
+        }
+    }
+}
+
+/// ColorBrewer's 12-class qualitative "Paired" scheme (Harrower and Brewer, "ColorBrewer.org:
+/// an online tool for selecting colour schemes for maps", The Cartographic Journal 40(1),
+/// 2003): six hues, each light then dark, so that neighbours in appearance order differ.
+pub const PALETTE: [(u8, u8, u8); 12] = [
+    (166, 206, 227),
+    (31, 120, 180),
+    (178, 223, 138),
+    (51, 160, 44),
+    (251, 154, 153),
+    (227, 26, 28),
+    (253, 191, 111),
+    (255, 127, 0),
+    (202, 178, 214),
+    (106, 61, 154),
+    (255, 255, 153),
+    (177, 89, 40),
+];
 
 impl TimelineData {
     /// Whether some strip has a down period (the legend then says what the bands are).
@@ -147,7 +197,37 @@ pub fn prepare_with_down(
     let end = column(x_end_name.get_ref())?;
     let strip = column(figure.y.get_ref())?;
     let shade = figure.shade.as_ref().map(|s| column(s.get_ref())).transpose()?;
+    let color = figure.color.as_ref().map(|c| column(c.get_ref())).transpose()?;
+    if shade.is_some() && color.is_some() {
+        bail!("figure '{name}': a timeline takes `shade` or `color`, not both");
+    }
+    // With `color`, each value's palette index in order of first appearance in the table, so
+    // that every panel gives one value the same color.
+    let mut categories: BTreeMap<&str, usize> = BTreeMap::new();
+    let mut category_names: Vec<&str> = Vec::new();
+    if let Some(c) = color {
+        for r in &table.rows {
+            let v = r[c].as_str();
+            if !v.is_empty() && !categories.contains_key(v) {
+                categories.insert(v, category_names.len());
+                category_names.push(v);
+            }
+        }
+    }
     let panel_col = figure.panels.as_ref().map(|p| column(p.get_ref())).transpose()?;
+    let window = match figure.x_range.as_ref().map(|r| r.get_ref().as_slice()) {
+        None => None,
+        Some(&[from, to]) if from.is_finite() && to.is_finite() && from < to => Some((from, to)),
+        Some(_) => bail!("figure '{name}': `x_range` must be [from, to] with from < to"),
+    };
+    // An interval clipped to the window; `None` when nothing of it is inside.
+    let clip = |s: f64, e: f64| -> Option<(f64, f64)> {
+        match window {
+            None => Some((s, e)),
+            Some((from, to)) if e <= from || s >= to => None,
+            Some((from, to)) => Some((s.max(from), e.min(to))),
+        }
+    };
     let filters = where_filters(figure, table, source)?;
     // (row number in the file, row), the header being row 0.
     let rows: Vec<(usize, &Vec<String>)> = table
@@ -221,6 +301,8 @@ pub fn prepare_with_down(
         start: f64,
         end: f64,
         value: Option<f64>,
+        /// With `color`: the palette index, `None` for an empty cell (a gap).
+        category: Option<u8>,
     }
     let mut span = (f64::INFINITY, f64::NEG_INFINITY);
     let mut max_value: f64 = 0.0;
@@ -243,6 +325,7 @@ pub fn prepare_with_down(
                     figure.x.get_ref()
                 );
             }
+            let Some((s, e)) = clip(s, e) else { continue };
             span = (span.0.min(s), span.1.max(e));
             let value = match shade {
                 None => None,
@@ -260,11 +343,16 @@ pub fn prepare_with_down(
                 max_value = max_value.max(v);
                 integers &= v.fract() == 0.0;
             }
+            let category = color.and_then(|c| categories.get(r[c].as_str())).map(|&k| (k % PALETTE.len()) as u8);
+            if color.is_some() && category.is_none() {
+                continue;
+            }
             raw.push(Raw {
                 strip: r[strip].clone(),
                 start: s,
                 end: e,
                 value,
+                category,
             });
         }
         raw_panels.push((key, raw, run_of(&group_rows)));
@@ -276,6 +364,9 @@ pub fn prepare_with_down(
         );
     }
     if !span.0.is_finite() || !span.1.is_finite() {
+        if let Some((from, to)) = window {
+            bail!("figure '{name}': no interval of {source} reaches into its x_range [{from}, {to}]");
+        }
         bail!(
             "figure '{name}': no interval with a start ('{}') and an end ('{}') to draw",
             figure.x.get_ref(),
@@ -332,13 +423,17 @@ pub fn prepare_with_down(
                     i + 1
                 );
             }
+            let Some((f, t)) = clip(f, t) else { continue };
             span = (span.0.min(f), span.1.max(t));
             down_panels[p].push((r[strip].clone(), f, t));
         }
     }
 
+    if let Some(window) = window {
+        span = window;
+    }
     // Simulated time starts at 0: show it unless the intervals start far from it.
-    if span.0 > 0.0 && span.0 <= 0.1 * span.1 {
+    if window.is_none() && span.0 > 0.0 && span.0 <= 0.1 * span.1 {
         span.0 = 0.0;
     }
     if span.1 <= span.0 {
@@ -385,9 +480,10 @@ pub fn prepare_with_down(
             }
             let mut intervals: Vec<Vec<Interval>> = vec![Vec::new(); strips.len()];
             for r in &raw {
-                let gray = match r.value {
-                    None => MID_GRAY,
-                    Some(v) => match ramp.gray(v) {
+                let gray = match (r.category, r.value) {
+                    (Some(k), _) => k,
+                    (None, None) => MID_GRAY,
+                    (None, Some(v)) => match ramp.gray(v) {
                         Some(g) => g,
                         None => continue,
                     },
@@ -396,7 +492,7 @@ pub fn prepare_with_down(
                     intervals[s].push(Interval {
                         start: r.start,
                         end: r.end,
-                        gray,
+                        tone: gray,
                     });
                 }
             }
@@ -411,12 +507,28 @@ pub fn prepare_with_down(
             }
         })
         .collect();
-    let legend = if shade.is_some() {
-        ramp.legend(integers)
+    let (fill, legend) = if color.is_some() {
+        let legend = if category_names.len() <= PALETTE.len() {
+            category_names
+                .iter()
+                .enumerate()
+                .map(|(k, v)| (figure.label(v).to_string(), k as u8))
+                .collect()
+        } else {
+            Vec::new()
+        };
+        (Fill::Palette, legend)
+    } else if shade.is_some() {
+        (Fill::Gray, ramp.legend(integers))
     } else {
-        Vec::new()
+        (Fill::Gray, Vec::new())
     };
-    Ok(TimelineData { panels, span, legend })
+    Ok(TimelineData {
+        panels,
+        span,
+        fill,
+        legend,
+    })
 }
 
 /// Strip names top first: by numeric value when all are numbers, else as given (order of first
@@ -452,7 +564,7 @@ pub fn merge(mut intervals: Vec<Interval>) -> Vec<Interval> {
     let mut merged: Vec<Interval> = Vec::with_capacity(intervals.len());
     for iv in intervals {
         match merged.last_mut() {
-            Some(last) if last.gray == iv.gray && iv.start <= last.end => last.end = last.end.max(iv.end),
+            Some(last) if last.tone == iv.tone && iv.start <= last.end => last.end = last.end.max(iv.end),
             _ => merged.push(iv),
         }
     }
@@ -541,7 +653,7 @@ pub fn render(figure: &FigureSpec, data: &TimelineData, path: &Path, format: For
     let strips = data.panels.iter().map(|p| p.strips.len()).max().unwrap_or(1).max(1);
     let panel_height = PANEL_EXTRA + (strips as f64 * strip_height(strips)).round() as u32;
     let title = if figure.title.is_some() { 44 } else { 0 };
-    let legend = if data.legend.is_empty() && !data.has_down() {
+    let legend = if data.legend.is_empty() && !data.has_down() && figure.color.is_none() {
         0
     } else {
         40
@@ -558,12 +670,10 @@ fn draw<DB: DrawingBackend>(
 ) -> Result<(), String> {
     let err = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
     let (plots, legend) = frame(root, figure, legend_height).map_err(err)?;
-    let shade = figure
-        .shade
-        .as_ref()
-        .map(|s| (s.get_ref().as_str(), data.legend.as_slice()));
+    let labelled = figure.shade.as_ref().or(figure.color.as_ref());
+    let shade = labelled.map(|s| (s.get_ref().as_str(), data.legend.as_slice()));
     if shade.is_some() || data.has_down() {
-        draw_shade_legend(&legend, shade, data.has_down()).map_err(err)?;
+        draw_shade_legend(&legend, data.fill, shade, data.has_down()).map_err(err)?;
     }
     let areas = plots.split_evenly((data.panels.len().max(1), 1));
     for (area, panel) in areas.iter().zip(&data.panels) {
@@ -651,7 +761,7 @@ fn draw_panel<DB: DrawingBackend>(
             .get(i)
             .into_iter()
             .flatten()
-            .map(|&(start, end)| Interval { start, end, gray: 0 })
+            .map(|&(start, end)| Interval { start, end, tone: 0 })
             .collect();
         for (p0, p1, _) in pixel_runs(&down, t0, f64::from(a - base.0), scale) {
             let (p0, p1) = (p0.max(a - base.0), p1.min(b - base.0));
@@ -674,11 +784,8 @@ fn draw_panel<DB: DrawingBackend>(
             if p1 <= p0 {
                 continue;
             }
-            area.draw(&Rectangle::new(
-                [(p0, top), (p1, bottom)],
-                RGBColor(gray, gray, gray).filled(),
-            ))
-            .map_err(err)?;
+            area.draw(&Rectangle::new([(p0, top), (p1, bottom)], data.fill.rgb(gray).filled()))
+                .map_err(err)?;
         }
     }
     Ok(())
@@ -696,7 +803,7 @@ fn pixel_runs(intervals: &[Interval], t0: f64, origin: f64, scale: f64) -> Vec<(
     for iv in intervals {
         let x0 = origin + (iv.start - t0) * scale;
         let x1 = origin + (iv.end - t0) * scale;
-        strip.add(x0, x1, iv.gray);
+        strip.add(x0, x1, iv.tone);
     }
     strip.finish()
 }
@@ -820,10 +927,11 @@ fn zigzag(p0: i32, p1: i32, top: i32, bottom: i32) -> Vec<(i32, i32)> {
     points
 }
 
-/// `shade: [ ] 1 [ ] 2 ...` (the shade column and its entries), then `[/\/] down` when some
-/// strip is down, centred.
+/// `shade: [ ] 1 [ ] 2 ...` (the shade or color column and its entries; the column alone when
+/// it has too many values to list), then `[/\/] down` when some strip is down, centred.
 fn draw_shade_legend<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
+    fill: Fill,
     shade: Option<(&str, &[(String, u8)])>,
     down: bool,
 ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
@@ -833,7 +941,10 @@ fn draw_shade_legend<DB: DrawingBackend>(
         .color(&BLACK)
         .pos(Pos::new(HPos::Left, VPos::Center));
     let text_width = |s: &str| area.estimate_text_size(s, &font).map_or(9 * s.len() as u32, |(w, _)| w) as i32;
-    let label = shade.map(|(column, _)| format!("{column}:"));
+    let label = shade.map(|(column, entries)| match (fill, entries.is_empty()) {
+        (Fill::Palette, true) => format!("color: {column} ({} colors, cycled)", PALETTE.len()),
+        _ => format!("{column}:"),
+    });
     let entries = shade.map_or(&[][..], |(_, e)| e);
     let down_label = "down";
     let total: i32 = label.as_deref().map_or(0, |l| text_width(l) + 12)
@@ -859,11 +970,8 @@ fn draw_shade_legend<DB: DrawingBackend>(
         ))?;
         area.draw(&Text::new(down_label, (end + 26, y), font.clone()))?;
     }
-    for (text, gray) in entries {
-        area.draw(&Rectangle::new(
-            [(x, y - 7), (x + 20, y + 7)],
-            RGBColor(*gray, *gray, *gray).filled(),
-        ))?;
+    for (text, tone) in entries {
+        area.draw(&Rectangle::new([(x, y - 7), (x + 20, y + 7)], fill.rgb(*tone).filled()))?;
         area.draw(&Rectangle::new([(x, y - 7), (x + 20, y + 7)], BLACK.stroke_width(1)))?;
         area.draw(&Text::new(text.clone(), (x + 26, y), font.clone()))?;
         x += 26 + text_width(text) + 16;
@@ -925,7 +1033,7 @@ mod tests {
         ]);
         let data = prepare(&figure("shade = 'threads'"), &t, keys(), "steps.csv").unwrap();
         let strip = &data.panels[0].intervals[0];
-        let spans: Vec<(f64, f64, u8)> = strip.iter().map(|i| (i.start, i.end, i.gray)).collect();
+        let spans: Vec<(f64, f64, u8)> = strip.iter().map(|i| (i.start, i.end, i.tone)).collect();
         // Ramp from 1 (level 210) to the maximum 3 (black): 2 is halfway; 0 is a gap.
         assert_eq!(
             spans,
@@ -939,6 +1047,64 @@ mod tests {
         let spans: Vec<(f64, f64)> = plain.panels[0].intervals[0].iter().map(|i| (i.start, i.end)).collect();
         assert_eq!(spans, vec![(0.0, 3.0), (3.5, 7.0)]);
         assert!(plain.legend.is_empty());
+    }
+
+    #[test]
+    fn colors_follow_first_appearance_and_cycle() {
+        // Values 7, 3, 7, 9 in table order: 7 is palette color 0, 3 color 1, 9 color 2, in
+        // both panels (run 1 names 9 first, yet keeps the table's order).
+        let t = table(&[
+            (0, "A", 0, "0", 0.0, 1.0, 7.0),
+            (0, "A", 0, "0", 1.0, 2.0, 3.0),
+            (0, "A", 0, "1", 0.0, 2.0, 7.0),
+            (1, "B", 0, "0", 0.0, 1.0, 9.0),
+            (1, "B", 0, "0", 1.0, 3.0, 7.0),
+        ]);
+        let data = prepare(&figure("color = 'threads'\npanels = 'scheduler'"), &t, keys(), "steps.csv").unwrap();
+        assert_eq!(data.fill, Fill::Palette);
+        let tones = |p: usize, s: usize| -> Vec<(f64, f64, u8)> {
+            data.panels[p].intervals[s].iter().map(|i| (i.start, i.end, i.tone)).collect()
+        };
+        assert_eq!(tones(0, 0), vec![(0.0, 1.0, 0), (1.0, 2.0, 1)]);
+        assert_eq!(tones(0, 1), vec![(0.0, 2.0, 0)]);
+        assert_eq!(tones(1, 0), vec![(0.0, 1.0, 2), (1.0, 3.0, 0)]);
+        let legend: Vec<(&str, u8)> = data.legend.iter().map(|(s, k)| (s.as_str(), *k)).collect();
+        assert_eq!(legend, [("7", 0), ("3", 1), ("9", 2)]);
+        assert_eq!(Fill::Palette.rgb(1), RGBColor(31, 120, 180));
+
+        // Thirteen values: the thirteenth takes the first color again, and the legend, which
+        // cannot list them, is empty (the figure names the column instead).
+        let rows: Vec<(usize, &str, u32, &str, f64, f64, f64)> =
+            (0..13).map(|k| (0, "A", 0, "0", f64::from(k), f64::from(k) + 0.5, f64::from(k + 100))).collect();
+        let data = prepare(&figure("color = 'threads'"), &table(&rows), keys(), "steps.csv").unwrap();
+        let tones: Vec<u8> = data.panels[0].intervals[0].iter().map(|i| i.tone).collect();
+        assert_eq!(tones, [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 0]);
+        assert!(data.legend.is_empty());
+
+        let err = prepare(&figure("color = 'threads'\nshade = 'threads'"), &t, keys(), "steps.csv").unwrap_err();
+        assert!(err.to_string().contains("`shade` or `color`, not both"), "{err}");
+    }
+
+    #[test]
+    fn a_window_clips_the_intervals() {
+        let t = table(&[
+            (0, "A", 0, "0", 0.0, 4.0, 1.0),
+            (0, "A", 0, "0", 5.0, 7.0, 1.0),
+            (0, "A", 0, "1", 8.0, 9.0, 1.0),
+            (0, "A", 0, "2", 1.0, 2.0, 1.0),
+        ]);
+        let data = prepare(&figure("x_range = [3, 6]"), &t, keys(), "steps.csv").unwrap();
+        assert_eq!(data.span, (3.0, 6.0));
+        let spans: Vec<Vec<(f64, f64)>> = data.panels[0]
+            .intervals
+            .iter()
+            .map(|s| s.iter().map(|i| (i.start, i.end)).collect())
+            .collect();
+        // Strips 1 and 2 have nothing inside the window and are not listed.
+        assert_eq!(data.panels[0].strips, ["0"]);
+        assert_eq!(spans, vec![vec![(3.0, 4.0), (5.0, 6.0)]]);
+        let err = prepare(&figure("x_range = [20, 30]"), &t, keys(), "steps.csv").unwrap_err();
+        assert!(err.to_string().contains("reaches into its x_range"), "{err}");
     }
 
     #[test]
@@ -1071,7 +1237,7 @@ mod tests {
 
     #[test]
     fn strips_are_resampled_at_the_pixel() {
-        let iv = |start: f64, end: f64, gray: u8| Interval { start, end, gray };
+        let iv = |start: f64, end: f64, tone: u8| Interval { start, end, tone };
         // 1 pixel per time unit from pixel 100.
         let runs = pixel_runs(
             &[
