@@ -228,5 +228,8 @@ fn a_workload_trace_is_read_and_refused_by_a_family_that_does_not_replay_jobs() 
     );
     let e = load(&text).unwrap_err().to_string();
     assert!(e.contains("workload.window_s: must be [from, to]"), "{e}");
-    assert!(e.contains("workload.load_scale: must be a positive number, or a list of them"), "{e}");
+    assert!(
+        e.contains("workload.load_scale: must be a positive number, or a list of them"),
+        "{e}"
+    );
 }

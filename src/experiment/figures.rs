@@ -301,9 +301,12 @@ fn check_kind_fields(
             rep.error(
                 range.span(),
                 format!("{field}.x_range"),
-                format!("figure '{name}': `x_range` applies only to kind = \"timeline\" (this figure is \"{kind_name}\")"),
+                format!(
+                    "figure '{name}': `x_range` applies only to kind = \"timeline\" (this figure is \"{kind_name}\")"
+                ),
             );
-        } else if !matches!(range.get_ref().as_slice(), &[from, to] if from.is_finite() && to.is_finite() && from < to) {
+        } else if !matches!(range.get_ref().as_slice(), &[from, to] if from.is_finite() && to.is_finite() && from < to)
+        {
             rep.error(
                 range.span(),
                 format!("{field}.x_range"),

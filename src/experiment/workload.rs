@@ -64,7 +64,11 @@ fn load_scales(rep: &mut Reporter<'_>, value: &toml::Spanned<toml::Value>) -> Op
     };
     for (i, x) in values.iter().enumerate() {
         if values[..i].contains(x) {
-            rep.error(value.span(), FIELD, format!("lists {x} twice; each value is one point of the sweep"));
+            rep.error(
+                value.span(),
+                FIELD,
+                format!("lists {x} twice; each value is one point of the sweep"),
+            );
             return None;
         }
     }

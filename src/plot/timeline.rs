@@ -343,7 +343,9 @@ pub fn prepare_with_down(
                 max_value = max_value.max(v);
                 integers &= v.fract() == 0.0;
             }
-            let category = color.and_then(|c| categories.get(r[c].as_str())).map(|&k| (k % PALETTE.len()) as u8);
+            let category = color
+                .and_then(|c| categories.get(r[c].as_str()))
+                .map(|&k| (k % PALETTE.len()) as u8);
             if color.is_some() && category.is_none() {
                 continue;
             }
@@ -1060,10 +1062,19 @@ mod tests {
             (1, "B", 0, "0", 0.0, 1.0, 9.0),
             (1, "B", 0, "0", 1.0, 3.0, 7.0),
         ]);
-        let data = prepare(&figure("color = 'threads'\npanels = 'scheduler'"), &t, keys(), "steps.csv").unwrap();
+        let data = prepare(
+            &figure("color = 'threads'\npanels = 'scheduler'"),
+            &t,
+            keys(),
+            "steps.csv",
+        )
+        .unwrap();
         assert_eq!(data.fill, Fill::Palette);
         let tones = |p: usize, s: usize| -> Vec<(f64, f64, u8)> {
-            data.panels[p].intervals[s].iter().map(|i| (i.start, i.end, i.tone)).collect()
+            data.panels[p].intervals[s]
+                .iter()
+                .map(|i| (i.start, i.end, i.tone))
+                .collect()
         };
         assert_eq!(tones(0, 0), vec![(0.0, 1.0, 0), (1.0, 2.0, 1)]);
         assert_eq!(tones(0, 1), vec![(0.0, 2.0, 0)]);
@@ -1074,8 +1085,9 @@ mod tests {
 
         // Thirteen values: the thirteenth takes the first color again, and the legend, which
         // cannot list them, is empty (the figure names the column instead).
-        let rows: Vec<(usize, &str, u32, &str, f64, f64, f64)> =
-            (0..13).map(|k| (0, "A", 0, "0", f64::from(k), f64::from(k) + 0.5, f64::from(k + 100))).collect();
+        let rows: Vec<(usize, &str, u32, &str, f64, f64, f64)> = (0..13)
+            .map(|k| (0, "A", 0, "0", f64::from(k), f64::from(k) + 0.5, f64::from(k + 100)))
+            .collect();
         let data = prepare(&figure("color = 'threads'"), &table(&rows), keys(), "steps.csv").unwrap();
         let tones: Vec<u8> = data.panels[0].intervals[0].iter().map(|i| i.tone).collect();
         assert_eq!(tones, [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 0]);

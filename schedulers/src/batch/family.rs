@@ -168,6 +168,10 @@ const METRICS: &[Named] = &[
         name: "units",
         description: "units of the platform (hosts, or cores with unit = \"core\")",
     },
+    Named {
+        name: "offered_load",
+        description: "work the jobs bring (size x run time, cut at the request when killed there) / (units x their arrival period, last submit - first submit); set by the log and load_scale, not the policy",
+    },
 ];
 
 /// `jobs`: Batsim's `_jobs.csv` column names (so that evalys and Batsim users' scripts read the
@@ -419,7 +423,36 @@ fn metrics(prepared: &Prepared, outcome: &Outcome) -> BTreeMap<String, f64> {
     put("jobs_dropped", outcome.dropped.len() as f64);
     put("requests_from_runtime", prepared.requests_from_runtime as f64);
     put("units", units);
+    put("offered_load", offered_load(prepared, &outcome.dropped));
     m
+}
+
+/// The work the jobs bring over the capacity of their arrival period: the sum over jobs not
+/// dropped of size × run time (as recorded, or the request when `kill_at_walltime` cuts it),
+/// over units × (last submit − first submit). It depends on the log and `load_scale`, not on
+/// the policy, so it is the x axis of slowdown against load; 0 when every job arrives at once.
+fn offered_load(prepared: &Prepared, dropped: &[usize]) -> f64 {
+    let mut is_dropped = vec![false; prepared.jobs.len()];
+    for &i in dropped {
+        is_dropped[i] = true;
+    }
+    let (mut work, mut first, mut last) = (0.0, f64::INFINITY, f64::NEG_INFINITY);
+    for (job, _) in prepared.jobs.iter().zip(&is_dropped).filter(|(_, d)| !**d) {
+        let run = if prepared.config.kill_at_walltime {
+            job.runtime_s.min(job.request_s)
+        } else {
+            job.runtime_s
+        };
+        work += f64::from(job.size) * run;
+        first = first.min(job.submit_s);
+        last = last.max(job.submit_s);
+    }
+    let period = last - first;
+    if period > 0.0 {
+        work / (f64::from(prepared.config.units) * period)
+    } else {
+        0.0
+    }
 }
 
 /// The `jobs` table of `outcome`, in job-list order.
