@@ -37,6 +37,7 @@
 pub mod family;
 pub mod policy;
 pub mod profile;
+pub mod queue;
 pub mod registry;
 pub mod sim;
 #[cfg(test)]
