@@ -173,7 +173,10 @@ pub fn memory_here(opts: &Options, policy: &str) -> Result<()> {
     let experiment = gridsim::experiment::load(opts.experiment, false, &schedulers::families::all())?;
     let cases = cases(&experiment, &[policy.to_string()])?;
     let spec = &cases[0].spec;
-    let log = spec.workload.clone().context("the experiment names no [workload] log")?;
+    let log = spec
+        .workload
+        .clone()
+        .context("the experiment names no [workload] log")?;
     let mut warm = spec.clone();
     warm.workload = Some(Arc::new(Workload {
         jobs: log.jobs.iter().take(100).cloned().collect(),

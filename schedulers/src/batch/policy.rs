@@ -226,10 +226,11 @@ pub fn planned_releases(view: &BatchView<'_>, picks: &[usize]) -> Vec<(f64, u32,
 /// EASY backfilling (Lifka 1995; Mu'alem and Feitelson 2001): jobs start in queue order while
 /// the next fits; the first that does not, the head, gets a reservation at the *shadow time*,
 /// the earliest date enough units are free assuming running jobs end at their requests, and the
-/// units free then beyond its need are the *extra* units. A later job, taken in the order
-/// `candidates` gives (queue order for EASY, shortest request first for EASY-SJBF), starts now
-/// if it fits in the free units and either ends, by its request, by the shadow time, or uses
-/// only extra units (which it then takes from the extra).
+/// units free then beyond its need are the *extra* units. A later job, taken in queue order
+/// (EASY, `shortest_first` `None`) or shortest request first (EASY-SJBF, the policy's
+/// [`RequestOrder`]), starts now if it fits in the free units and either ends, by its request,
+/// by the shadow time, or uses only extra units (which it then takes from the extra). The
+/// candidates are looked at until the free units run out.
 pub fn easy_backfill(view: &BatchView<'_>, shortest_first: Option<&mut RequestOrder>) -> Vec<usize> {
     let queue = view.queue;
     let mut picks = start_in_order(view, 0..queue.len());

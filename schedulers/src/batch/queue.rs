@@ -157,7 +157,11 @@ impl Queue {
         }
         // The smallest 1-based i whose prefix count exceeds `position`, by binary lifting.
         let n = self.tree.len();
-        let mut step = if n == 0 { 0 } else { 1usize << (usize::BITS - 1 - n.leading_zeros()) };
+        let mut step = if n == 0 {
+            0
+        } else {
+            1usize << (usize::BITS - 1 - n.leading_zeros())
+        };
         let (mut i, mut rest) = (0usize, position as u32);
         while step > 0 {
             if i + step <= n && self.tree[i + step - 1] <= rest {
