@@ -12,6 +12,8 @@ use sim_core::platform::{Host, HostId, Platform};
 use sim_core::queue::EventQueue;
 use sim_core::{rng, Engine, Notification, SimTime};
 
+mod batch;
+
 /// What to benchmark.
 #[derive(Subcommand)]
 pub enum BenchCommand {
@@ -109,6 +111,35 @@ pub enum BenchCommand {
         #[arg(long, default_value_t = 5)]
         repeat: usize,
     },
+    /// The batch family: each policy's first run of an experiment (by default the whole KTH
+    /// log on 100 hosts under every policy), its wall time, jobs and decisions per second;
+    /// then the same on a synthetic log `--scale` times larger at the same offered load (the
+    /// log's jobs repeated, each copy shifted by the log's span, ids renumbered), the ratio of
+    /// the two times against n log n's, and the peak memory of the large run per job (each
+    /// policy measured in a process of its own).
+    ///
+    /// Example: `gridsim bench batch --scale 10 --repeat 3`
+    Batch {
+        /// Experiment of family `batch` whose first run of each scheduler is timed.
+        #[arg(long, default_value = "experiments/batch-kth.toml")]
+        experiment: std::path::PathBuf,
+        /// How many copies of the log make the synthetic log.
+        #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..=1000))]
+        scale: u32,
+        /// Timed repetitions of each run; the median is reported.
+        #[arg(long, default_value_t = 3)]
+        repeat: usize,
+        /// Only this scheduler (repeat the option for several; default: every one).
+        #[arg(long)]
+        policy: Vec<String>,
+        /// Do not measure memory.
+        #[arg(long)]
+        no_memory: bool,
+        /// Measure the memory of one scheduler's large run in this process and print bytes per
+        /// job (how each is measured in a process of its own).
+        #[arg(long, hide = true)]
+        memory_here: Option<String>,
+    },
 }
 
 pub fn run(command: BenchCommand) -> Result<()> {
@@ -144,6 +175,26 @@ pub fn run(command: BenchCommand) -> Result<()> {
             here,
         } => generated_grids(&hosts, tasks_per_host, repeat.max(1), here),
         BenchCommand::Trace { file, scale, repeat } => trace_reading(&file, scale, repeat.max(1)),
+        BenchCommand::Batch {
+            experiment,
+            scale,
+            repeat,
+            policy,
+            no_memory,
+            memory_here,
+        } => {
+            let opts = batch::Options {
+                experiment: &experiment,
+                scale,
+                repeat: repeat.max(1),
+                policies: &policy,
+                memory: !no_memory,
+            };
+            match memory_here {
+                Some(p) => batch::memory_here(&opts, &p),
+                None => batch::run(&opts),
+            }
+        }
         BenchCommand::Cluster { experiment, repeat } => first_run_of_each_scheduler(
             "cluster model",
             "cluster",

@@ -11,10 +11,18 @@
 //! ending before its request. Jobs that arrived since the last decision are then placed, in
 //! queue order, after all the others. A reservation moves later only if a running job outlives
 //! its request (`kill_at_walltime = false`).
+//!
+//! The plan is kept between decisions. When no job has ended since the last decision, none runs
+//! past its request and no reservation is due, placing the reservations again would give each
+//! its current date (each job's earliest fit depends only on the plan before its own date, which
+//! is unchanged, and the jobs dated later cannot block an earlier date without blocking its own):
+//! the kept plan, seen from now, is the rebuilt one, and only the jobs that arrived since are
+//! placed, at O(plan) each instead of the whole queue's. An early end (the usual case: requests
+//! overestimate run times) rebuilds the plan, as above.
 
 use std::collections::BTreeMap;
 
-use super::policy::{planned_releases, BatchPolicy, BatchView};
+use super::policy::{planned_releases, BatchPolicy, BatchView, Queue};
 use super::profile::Profile;
 use crate::registry::{Entry, PolicyInfo};
 
@@ -23,6 +31,15 @@ use crate::registry::{Entry, PolicyInfo};
 pub struct Conservative {
     /// Reserved start date by job index.
     reserved: BTreeMap<usize, f64>,
+    /// The plan after the last decision, with every reservation and start in it.
+    plan: Option<Profile>,
+    /// The running jobs the plan assumes, `(job index, planned end)`, by job index.
+    assumed: Vec<(usize, f64)>,
+    /// The earliest reserved date.
+    earliest: f64,
+    /// Queue slots placed so far, and the queue's epoch they are of.
+    seen: usize,
+    epoch: u64,
 }
 
 impl Conservative {
@@ -32,8 +49,76 @@ impl Conservative {
     }
 }
 
+impl Conservative {
+    /// Whether the kept plan, seen from `view.now`, is the plan a rebuild would make: see the
+    /// module docs.
+    fn plan_holds(&self, view: &BatchView<'_>) -> bool {
+        let queue = view.queue;
+        if self.plan.is_none()
+            || self.epoch != queue.epoch()
+            || self.seen > queue.joined()
+            || self.earliest <= view.now
+            || self.reserved.len() + (queue.joined() - self.seen) != queue.len()
+            || view.running.len() != self.assumed.len()
+        {
+            return false;
+        }
+        // The same running jobs with the same planned ends, none due yet.
+        view.running.iter().all(|r| {
+            r.planned_end_s > view.now
+                && self
+                    .assumed
+                    .binary_search_by_key(&r.index, |a| a.0)
+                    .is_ok_and(|i| self.assumed[i].1 == r.planned_end_s)
+        })
+    }
+
+    /// Places `slot`'s job in `plan`: started now (returns true) or reserved.
+    fn place(&mut self, plan: &mut Profile, queue: &Queue, slot: usize, now: f64) -> bool {
+        let job = queue.job(slot);
+        // Every queued job fits the platform (the simulation drops larger ones), and the
+        // plan frees every unit once running jobs end, so a step always fits.
+        let Some(step) = plan.earliest_fit(job.size, job.request_s) else {
+            return false;
+        };
+        plan.reserve(step, job.size, job.request_s);
+        if step == 0 {
+            self.assumed.push((job.index, now + job.request_s));
+            true
+        } else {
+            let date = plan.steps()[step].0;
+            self.reserved.insert(job.index, date);
+            self.earliest = self.earliest.min(date);
+            false
+        }
+    }
+
+    /// The decision from the kept plan: only the jobs that arrived since are placed.
+    fn decide_on_kept_plan(&mut self, view: &BatchView<'_>) -> Vec<usize> {
+        let queue = view.queue;
+        let mut plan = self.plan.take().expect("plan_holds checked it");
+        plan.advance(view.now);
+        let mut started = Vec::new();
+        for slot in self.seen..queue.joined() {
+            if self.place(&mut plan, queue, slot, view.now) {
+                started.push(slot);
+            }
+        }
+        self.assumed.sort_unstable_by_key(|a| a.0);
+        self.seen = queue.joined();
+        self.plan = Some(plan);
+        started
+            .into_iter()
+            .map(|s| queue.position(s).expect("a job that just joined is queued"))
+            .collect()
+    }
+}
+
 impl BatchPolicy for Conservative {
     fn decide(&mut self, view: &BatchView<'_>) -> Vec<usize> {
+        if self.plan_holds(view) {
+            return self.decide_on_kept_plan(view);
+        }
         let queue = view.queue;
         let releases = planned_releases(view, &[]);
         let mut plan = Profile::new(view.now, view.free, releases.iter().map(|r| (r.0, r.1)));
@@ -64,7 +149,18 @@ impl BatchPolicy for Conservative {
             }
         }
         picks.sort_unstable();
+        self.earliest = reserved.values().copied().fold(f64::INFINITY, f64::min);
         self.reserved = reserved;
+        self.assumed = view
+            .running
+            .iter()
+            .map(|r| (r.index, r.planned_end_s))
+            .chain(picks.iter().map(|&p| (queue[p].index, view.now + queue[p].request_s)))
+            .collect();
+        self.assumed.sort_unstable_by_key(|a| a.0);
+        self.plan = Some(plan);
+        self.seen = queue.joined();
+        self.epoch = queue.epoch();
         picks
     }
 }

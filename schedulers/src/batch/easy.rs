@@ -14,7 +14,7 @@ pub struct Easy;
 
 impl BatchPolicy for Easy {
     fn decide(&mut self, view: &BatchView<'_>) -> Vec<usize> {
-        easy_backfill(view, false)
+        easy_backfill(view, None)
     }
 }
 

@@ -3,16 +3,19 @@
 //! using system-generated predictions rather than user runtime estimates"). The reservation
 //! rule is EASY's ([`super::policy::easy_backfill`]).
 
-use super::policy::{easy_backfill, BatchPolicy, BatchView};
+use super::policy::{easy_backfill, BatchPolicy, BatchView, RequestOrder};
 use crate::registry::{Entry, PolicyInfo};
 
 /// EASY backfilling, candidates shortest request first.
 #[derive(Clone, Debug, Default)]
-pub struct EasySjbf;
+pub struct EasySjbf {
+    /// The queue by request, kept between decisions.
+    order: RequestOrder,
+}
 
 impl BatchPolicy for EasySjbf {
     fn decide(&mut self, view: &BatchView<'_>) -> Vec<usize> {
-        easy_backfill(view, true)
+        easy_backfill(view, Some(&mut self.order))
     }
 }
 
@@ -23,5 +26,5 @@ pub const ENTRY: Entry<dyn BatchPolicy> = Entry {
         description: "EASY backfilling with backfill candidates shortest request first",
         params: &[],
     },
-    build: |_| Ok(Box::new(EasySjbf)),
+    build: |_| Ok(Box::new(EasySjbf::default())),
 };

@@ -1,16 +1,27 @@
 //! LJF: queued jobs start longest request first (equal requests in queue order) while the next
 //! one fits; the first that does not fit blocks the rest (no backfilling).
 
-use super::policy::{by_request, start_in_order, BatchPolicy, BatchView};
+use super::policy::{BatchPolicy, BatchView, RequestOrder};
 use crate::registry::{Entry, PolicyInfo};
 
 /// Longest job first.
-#[derive(Clone, Debug, Default)]
-pub struct Ljf;
+#[derive(Clone, Debug)]
+pub struct Ljf {
+    /// The queue by request, kept between decisions.
+    order: RequestOrder,
+}
+
+impl Default for Ljf {
+    fn default() -> Self {
+        Ljf {
+            order: RequestOrder::new(true),
+        }
+    }
+}
 
 impl BatchPolicy for Ljf {
     fn decide(&mut self, view: &BatchView<'_>) -> Vec<usize> {
-        start_in_order(view, by_request(view.queue, 0..view.queue.len(), true))
+        self.order.start_in_order(view)
     }
 }
 
@@ -21,5 +32,5 @@ pub const ENTRY: Entry<dyn BatchPolicy> = Entry {
         description: "longest request first, no backfilling: the first job that does not fit blocks the rest",
         params: &[],
     },
-    build: |_| Ok(Box::new(Ljf)),
+    build: |_| Ok(Box::new(Ljf::default())),
 };

@@ -31,12 +31,18 @@
 //! | `sjf` | [`sjf`] | shortest request first, no backfilling |
 //! | `ljf` | [`ljf`] | longest request first, no backfilling |
 //!
+//! The queue ([`queue`]) and the policies' kept state make a decision cost O(log n) a job it
+//! starts or looks at; only EASY's backfill candidates (until the free units run out) and
+//! conservative backfilling's compression after an early end look at many queued jobs
+//! (`gridsim bench batch` measures it; `docs/batch.md`, "Speed").
+//!
 //! [`family`] is the `batch` family's adapter: parameters, the jobs of `[workload]`, metrics
 //! (wait, response, bounded slowdown, utilisation) and the per-job table.
 
 pub mod family;
 pub mod policy;
 pub mod profile;
+pub mod queue;
 pub mod registry;
 pub mod sim;
 #[cfg(test)]

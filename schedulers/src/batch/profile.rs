@@ -31,6 +31,16 @@ impl Profile {
         Profile { steps }
     }
 
+    /// The plan seen from `now` (not before its first step): the steps before `now` are
+    /// dropped and the step in force at `now` starts at `now`.
+    pub fn advance(&mut self, now: f64) {
+        let current = self.steps.partition_point(|s| s.0 <= now).saturating_sub(1);
+        self.steps.drain(..current);
+        if let Some(first) = self.steps.first_mut() {
+            first.0 = first.0.max(now);
+        }
+    }
+
     /// The steps, `(date, free units)`.
     pub fn steps(&self) -> &[(f64, i64)] {
         &self.steps
@@ -105,6 +115,17 @@ mod tests {
         // A 1-unit job of 12 s does not fit now (0 free in [10, 15)), fits from 15.
         assert_eq!(p.earliest_fit(1, 12.0), Some(2));
         assert_eq!(p.earliest_fit(1, 10.0), Some(0));
+    }
+
+    #[test]
+    fn advancing_keeps_the_plan_from_now() {
+        let mut p = Profile::new(0.0, 1, [(10.0, 2), (20.0, 1)]);
+        p.advance(5.0);
+        assert_eq!(p.steps(), &[(5.0, 1), (10.0, 3), (20.0, 4)]);
+        p.advance(10.0);
+        assert_eq!(p.steps(), &[(10.0, 3), (20.0, 4)]);
+        p.advance(25.0);
+        assert_eq!(p.steps(), &[(25.0, 4)]);
     }
 
     #[test]

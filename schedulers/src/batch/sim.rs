@@ -10,6 +10,7 @@ use std::cmp::{Ordering, Reverse};
 use std::collections::{BTreeSet, BinaryHeap};
 
 use super::policy::{BatchPolicy, BatchView, QueuedJob, RunningJob};
+use super::queue::Queue;
 
 /// A job to schedule.
 #[derive(Clone, Debug, PartialEq)]
@@ -137,9 +138,12 @@ pub fn simulate_with_speeds(
             .then(a.cmp(&b))
     });
     let mut outcome = Outcome::default();
-    let mut results: Vec<Option<JobResult>> = vec![None; jobs.len()];
+    // In start order (a completion's `seq`); sorted by job index at the end, in place.
+    let mut results: Vec<JobResult> = Vec::with_capacity(jobs.len());
     let mut free: BTreeSet<u32> = (0..config.units).collect();
-    let mut queue: Vec<QueuedJob> = Vec::new();
+    let mut queue = Queue::default();
+    // Whether each queue slot was picked at the current decision (cleared after it).
+    let mut taken: Vec<bool> = Vec::new();
     let mut running: Vec<RunningJob> = Vec::new();
     let mut running_pos: Vec<usize> = vec![usize::MAX; jobs.len()];
     let mut completions: BinaryHeap<Reverse<Completion>> = BinaryHeap::new();
@@ -159,8 +163,8 @@ pub fn simulate_with_speeds(
                 break;
             }
             completions.pop();
-            let result = results[c.index]
-                .as_ref()
+            let result = results
+                .get(c.seq as usize)
                 .ok_or("internal error: a completion without a start")?;
             for &(a, b) in &result.units {
                 free.extend(a..=b);
@@ -203,14 +207,17 @@ pub fn simulate_with_speeds(
             running: &running,
         };
         let picks = policy.decide(&view);
-        let mut taken = vec![false; queue.len()];
+        taken.resize(queue.joined(), false);
+        let mut slots = Vec::with_capacity(picks.len());
         for &pos in &picks {
-            let Some(q) = queue.get(pos) else {
+            let Some(slot) = queue.slot_at(pos) else {
                 return Err(format!("the policy started queue position {pos} of {}", queue.len()));
             };
-            if std::mem::replace(&mut taken[pos], true) {
+            let q = queue.job(slot);
+            if std::mem::replace(&mut taken[slot], true) {
                 return Err(format!("the policy started job {} twice", q.id));
             }
+            slots.push(slot);
             if q.size as usize > free.len() {
                 return Err(format!(
                     "the policy started job {} ({} units) with {} free at {now} s",
@@ -243,7 +250,7 @@ pub fn simulate_with_speeds(
             let killed = config.kill_at_walltime && runtime_s > job.request_s;
             let held = if killed { job.request_s } else { runtime_s };
             let end = now + held;
-            results[q.index] = Some(JobResult {
+            results.push(JobResult {
                 index: q.index,
                 start_s: now,
                 end_s: end,
@@ -268,13 +275,11 @@ pub fn simulate_with_speeds(
             }));
             seq += 1;
         }
-        if !picks.is_empty() {
-            let mut pos = 0;
-            queue.retain(|_| {
-                pos += 1;
-                !taken[pos - 1]
-            });
+        for slot in slots {
+            taken[slot] = false;
+            queue.remove(slot);
         }
+        queue.compact_if_sparse();
     }
     if let Some(q) = queue.first() {
         return Err(format!(
@@ -282,6 +287,7 @@ pub fn simulate_with_speeds(
             q.id, q.size
         ));
     }
-    outcome.jobs = results.into_iter().flatten().collect();
+    results.sort_unstable_by_key(|r| r.index);
+    outcome.jobs = results;
     Ok(outcome)
 }

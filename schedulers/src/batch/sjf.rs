@@ -2,16 +2,27 @@
 //! one fits; the first that does not fit blocks the rest (no backfilling). "Shortest" is by the
 //! request, the only length a scheduler knows before a job runs.
 
-use super::policy::{by_request, start_in_order, BatchPolicy, BatchView};
+use super::policy::{BatchPolicy, BatchView, RequestOrder};
 use crate::registry::{Entry, PolicyInfo};
 
 /// Shortest job first.
-#[derive(Clone, Debug, Default)]
-pub struct Sjf;
+#[derive(Clone, Debug)]
+pub struct Sjf {
+    /// The queue by request, kept between decisions.
+    order: RequestOrder,
+}
+
+impl Default for Sjf {
+    fn default() -> Self {
+        Sjf {
+            order: RequestOrder::new(false),
+        }
+    }
+}
 
 impl BatchPolicy for Sjf {
     fn decide(&mut self, view: &BatchView<'_>) -> Vec<usize> {
-        start_in_order(view, by_request(view.queue, 0..view.queue.len(), false))
+        self.order.start_in_order(view)
     }
 }
 
@@ -22,5 +33,5 @@ pub const ENTRY: Entry<dyn BatchPolicy> = Entry {
         description: "shortest request first, no backfilling: the first job that does not fit blocks the rest",
         params: &[],
     },
-    build: |_| Ok(Box::new(Sjf)),
+    build: |_| Ok(Box::new(Sjf::default())),
 };

@@ -447,3 +447,284 @@ proptest! {
         }
     }
 }
+
+/// The policies and the simulation as first written, each decision from scratch over a plain
+/// vector of the queue (a sort of the queue at each SJF, LJF and EASY-SJBF decision, a queue
+/// rebuilt after each decision): the definition the kept-state versions must agree with, job for
+/// job and unit for unit.
+mod reference {
+    use super::super::policy::{planned_releases, start_in_order, BatchPolicy, BatchView, QueuedJob, RunningJob};
+    use super::super::profile::Profile;
+    use super::super::queue::Queue;
+    use super::super::sim::{BatchJob, FinalState, JobResult, Outcome, SimConfig};
+    use std::collections::{BTreeMap, BTreeSet};
+
+    fn by_request(queue: &Queue, positions: impl IntoIterator<Item = usize>, longest: bool) -> Vec<usize> {
+        let mut order: Vec<usize> = positions.into_iter().collect();
+        order.sort_by(|&a, &b| {
+            let c = queue[a].request_s.total_cmp(&queue[b].request_s);
+            let c = if longest { c.reverse() } else { c };
+            c.then(a.cmp(&b))
+        });
+        order
+    }
+
+    fn easy_backfill(view: &BatchView<'_>, shortest_first: bool) -> Vec<usize> {
+        let queue = view.queue;
+        let mut picks = start_in_order(view, 0..queue.len());
+        let head = picks.len();
+        if head == queue.len() {
+            return picks;
+        }
+        let mut free = view.free - picks.iter().map(|&p| queue[p].size).sum::<u32>();
+        let need = queue[head].size;
+        let releases = planned_releases(view, &picks);
+        let mut avail = free;
+        let mut shadow = f64::INFINITY;
+        for &(date, units, _) in &releases {
+            if avail >= need && date > shadow {
+                break;
+            }
+            avail += units;
+            if avail >= need && shadow.is_infinite() {
+                shadow = date;
+            }
+        }
+        let mut extra = avail.saturating_sub(need);
+        let later = head + 1..queue.len();
+        let candidates: Vec<usize> = if shortest_first {
+            by_request(queue, later, false)
+        } else {
+            later.collect()
+        };
+        for pos in candidates {
+            if free == 0 {
+                break;
+            }
+            let job = &queue[pos];
+            if job.size > free {
+                continue;
+            }
+            if view.now + job.request_s <= shadow {
+                free -= job.size;
+                picks.push(pos);
+            } else if job.size <= extra {
+                free -= job.size;
+                extra -= job.size;
+                picks.push(pos);
+            }
+        }
+        picks
+    }
+
+    /// Conservative backfilling: the plan rebuilt and every reservation placed again at each
+    /// decision, held ones by date, then new ones in queue order.
+    #[derive(Default)]
+    pub struct Conservative {
+        reserved: BTreeMap<usize, f64>,
+    }
+
+    impl BatchPolicy for Conservative {
+        fn decide(&mut self, view: &BatchView<'_>) -> Vec<usize> {
+            let queue = view.queue;
+            let releases = planned_releases(view, &[]);
+            let mut plan = Profile::new(view.now, view.free, releases.iter().map(|r| (r.0, r.1)));
+            let mut held: Vec<(f64, usize)> = Vec::new();
+            let mut new = Vec::new();
+            for (pos, job) in queue.iter().enumerate() {
+                match self.reserved.get(&job.index) {
+                    Some(&date) => held.push((date, pos)),
+                    None => new.push(pos),
+                }
+            }
+            held.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+            let mut picks = Vec::new();
+            let mut reserved = BTreeMap::new();
+            for pos in held.into_iter().map(|h| h.1).chain(new) {
+                let job = &queue[pos];
+                let Some(step) = plan.earliest_fit(job.size, job.request_s) else {
+                    continue;
+                };
+                plan.reserve(step, job.size, job.request_s);
+                if step == 0 {
+                    picks.push(pos);
+                } else {
+                    reserved.insert(job.index, plan.steps()[step].0);
+                }
+            }
+            picks.sort_unstable();
+            self.reserved = reserved;
+            picks
+        }
+    }
+
+    /// A policy of the six, from scratch at each decision.
+    pub struct Policy(pub &'static str);
+
+    impl BatchPolicy for Policy {
+        fn decide(&mut self, view: &BatchView<'_>) -> Vec<usize> {
+            let all = 0..view.queue.len();
+            match self.0 {
+                "fcfs" => start_in_order(view, all),
+                "easy" => easy_backfill(view, false),
+                "easy-sjbf" => easy_backfill(view, true),
+                "sjf" => start_in_order(view, by_request(view.queue, all, false)),
+                "ljf" => start_in_order(view, by_request(view.queue, all, true)),
+                other => panic!("no reference for {other}"),
+            }
+        }
+    }
+
+    /// The simulation with the queue in a vector, rebuilt into a [`Queue`] for each decision.
+    pub fn simulate(jobs: &[BatchJob], config: SimConfig, policy: &mut dyn BatchPolicy) -> Outcome {
+        let mut order: Vec<usize> = (0..jobs.len()).collect();
+        order.sort_by(|&a, &b| {
+            jobs[a]
+                .submit_s
+                .total_cmp(&jobs[b].submit_s)
+                .then(jobs[a].id.cmp(&jobs[b].id))
+                .then(a.cmp(&b))
+        });
+        let mut outcome = Outcome::default();
+        let mut results: Vec<Option<JobResult>> = vec![None; jobs.len()];
+        let mut free: BTreeSet<u32> = (0..config.units).collect();
+        let mut queue: Vec<QueuedJob> = Vec::new();
+        let mut running: Vec<RunningJob> = Vec::new();
+        // (end, start order, index)
+        let mut completions: Vec<(f64, u64, usize)> = Vec::new();
+        let mut seq = 0u64;
+        let mut next = 0;
+        loop {
+            let arrival = order.get(next).map(|&i| jobs[i].submit_s);
+            let completion = completions.iter().map(|c| c.0).min_by(f64::total_cmp);
+            let now = match (arrival, completion) {
+                (None, None) => break,
+                (Some(a), None) => a,
+                (None, Some(c)) => c,
+                (Some(a), Some(c)) => a.min(c),
+            };
+            completions.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+            while completions.first().is_some_and(|c| c.0 == now) {
+                let (_, _, index) = completions.remove(0);
+                for &(a, b) in &results[index].as_ref().unwrap().units {
+                    free.extend(a..=b);
+                }
+                running.retain(|r| r.index != index);
+            }
+            while let Some(&i) = order.get(next) {
+                if jobs[i].submit_s != now {
+                    break;
+                }
+                next += 1;
+                let job = &jobs[i];
+                if job.size > config.units {
+                    outcome.dropped.push(i);
+                    continue;
+                }
+                queue.push(QueuedJob {
+                    index: i,
+                    id: job.id,
+                    submit_s: job.submit_s,
+                    size: job.size,
+                    request_s: job.request_s,
+                });
+            }
+            if queue.is_empty() {
+                continue;
+            }
+            outcome.decisions += 1;
+            let mut view_queue = Queue::with_capacity(queue.len());
+            for q in &queue {
+                view_queue.push(*q);
+            }
+            let view = BatchView {
+                now,
+                total: config.units,
+                free: free.len() as u32,
+                queue: &view_queue,
+                running: &running,
+            };
+            let picks = policy.decide(&view);
+            for &pos in &picks {
+                let q = queue[pos];
+                let job = &jobs[q.index];
+                let mut units: Vec<(u32, u32)> = Vec::new();
+                for _ in 0..q.size {
+                    let u = free.pop_first().unwrap();
+                    match units.last_mut() {
+                        Some(last) if last.1 + 1 == u => last.1 = u,
+                        _ => units.push((u, u)),
+                    }
+                }
+                let killed = config.kill_at_walltime && job.runtime_s > job.request_s;
+                let end = now + if killed { job.request_s } else { job.runtime_s };
+                results[q.index] = Some(JobResult {
+                    index: q.index,
+                    start_s: now,
+                    end_s: end,
+                    state: if killed {
+                        FinalState::Killed
+                    } else {
+                        FinalState::Completed
+                    },
+                    units,
+                });
+                running.push(RunningJob {
+                    index: q.index,
+                    size: q.size,
+                    start_s: now,
+                    planned_end_s: now + q.request_s,
+                });
+                completions.push((end, seq, q.index));
+                seq += 1;
+            }
+            let started: Vec<usize> = picks.iter().map(|&p| queue[p].index).collect();
+            queue.retain(|q| !started.contains(&q.index));
+        }
+        outcome.jobs = results.into_iter().flatten().collect();
+        outcome
+    }
+}
+
+/// Larger random job lists than [`random_jobs`]: queues of a hundred jobs and more, requests
+/// that often exceed run times (early ends), equal dates and requests.
+fn long_random_jobs() -> impl Strategy<Value = (u32, Vec<BatchJob>)> {
+    (2u32..17).prop_flat_map(|units| {
+        let job = (0u32..300, 1..=units + 1, 1u32..60, 0u32..80);
+        (
+            Just(units),
+            prop::collection::vec(job, 1..250).prop_map(|v| {
+                v.into_iter()
+                    .enumerate()
+                    .map(|(i, (submit, size, request, run))| BatchJob {
+                        id: (i as i64 * 7919) % 1009,
+                        submit_s: submit as f64,
+                        size,
+                        request_s: request as f64,
+                        runtime_s: run as f64,
+                    })
+                    .collect()
+            }),
+        )
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(150))]
+
+    // Every policy's schedule, with its state kept between decisions and the queue kept in a
+    // `Queue`, is the from-scratch reference's: the same start, end, state and units of every
+    // job, the same drops and the same number of decisions.
+    #[test]
+    fn schedules_equal_the_from_scratch_reference((units, list) in long_random_jobs(), kill in any::<bool>()) {
+        let config = SimConfig { units, kill_at_walltime: kill };
+        for policy in ["fcfs", "easy", "easy-sjbf", "sjf", "ljf"] {
+            let ours = run_with(policy, &list, config);
+            let theirs = reference::simulate(&list, config, &mut reference::Policy(policy));
+            prop_assert_eq!(ours, theirs, "{}", policy);
+        }
+        let ours = run_with("conservative", &list, config);
+        let theirs = reference::simulate(&list, config, &mut reference::Conservative::default());
+        prop_assert_eq!(ours, theirs, "conservative");
+    }
+}
