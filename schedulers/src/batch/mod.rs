@@ -54,4 +54,7 @@ crate::policies!(dyn policy::BatchPolicy;
 );
 
 pub use policy::{BatchPolicy, BatchView, QueuedJob, RunningJob};
-pub use sim::{simulate, simulate_with_speeds, BatchJob, FinalState, JobResult, Outcome, SimConfig};
+pub use sim::{
+    simulate, simulate_on, simulate_with_speeds, Availability, BatchJob, FinalState, JobResult, OnFailure, Outcome,
+    SimConfig,
+};
