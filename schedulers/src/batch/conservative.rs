@@ -51,8 +51,9 @@ impl BatchPolicy for Conservative {
         let mut reserved = BTreeMap::new();
         for pos in held.into_iter().map(|h| h.1).chain(new) {
             let job = &queue[pos];
-            // Every queued job fits the platform (the simulation drops larger ones), and the
-            // plan frees every unit once running jobs end, so a step always fits.
+            // Every queued job fits the platform (the simulation drops larger ones), but the
+            // plan holds only the units up now: a job larger than those gets no reservation
+            // until a host comes back.
             let Some(step) = plan.earliest_fit(job.size, job.request_s) else {
                 continue;
             };

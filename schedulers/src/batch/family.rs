@@ -231,7 +231,7 @@ const METRICS: &[Named] = &[
     },
     Named {
         name: "jobs_failed",
-        description: "jobs a host failure ended (on_failure = fail)",
+        description: "jobs a host failure ended (on_failure = fail, or killed once more after max_requeues requeues)",
     },
     Named {
         name: "lost_unit_s",
@@ -274,7 +274,7 @@ const TABLES: &[TableInfo] = &[TableInfo {
 },
 TableInfo {
     name: "quantiles",
-    description: "the wait, response and bounded slowdown at each fraction 0.01..1 of the jobs that ran (nearest rank): their distributions, e.g. the CDF of wait drawn as a quantile curve",
+    description: "the wait, response and bounded slowdown at each fraction 0.01..1 of the jobs that ran to an end of their own, not failed (nearest rank): their distributions, e.g. the CDF of wait drawn as a quantile curve",
     columns: &["fraction", "wait_s", "response_s", "bounded_slowdown"],
 },
 TableInfo {

@@ -386,7 +386,7 @@ fn fcfs_one_unit_wait(
     (mean, crate::stats::t_factor(0.95, means.len() - 1) * (var / k).sqrt())
 }
 
-// Issue 42's queueing checks: one unit under FCFS is a single-server FIFO queue.
+// Queueing checks: one unit under FCFS is a single-server FIFO queue.
 // M/M/1, λ = 0.5, μ = 1: mean wait in queue ρ/(μ − λ) = 0.5 / 0.5 = 1 s (Kleinrock, Queueing
 // Systems I, 1975, eq. 3.26). M/G/1 with uniform run times on [0, 2] s (E[S] = 1, E[S²] = 4/3):
 // Pollaczek–Khinchine λE[S²] / (2(1 − ρ)) = 0.5 · (4/3) / 1 = 2/3 s.
