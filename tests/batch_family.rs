@@ -378,6 +378,23 @@ fn a_host_failure_from_an_availability_trace_requeues_or_fails_the_job() {
         ]
     );
 
+    // max_requeues = 0: J7's first kill fails it, as on_failure = "fail" would.
+    let (_dir, text) = failure_experiment("35 0\n45 1\n", "max_requeues = 0", "fcfs");
+    let m = run(&text).metrics;
+    assert_eq!((m["jobs_requeued"], m["jobs_failed"]), (0.0, 1.0));
+
+    // `downtime`: host 3 (unit 3) down 35-45.
+    let (_dir, text) = failure_experiment("35 0\n45 1\n", "", "fcfs");
+    let text = text.replace("\"quantiles\"]", "\"quantiles\", \"downtime\"]");
+    let down = &run(&text).tables["downtime"];
+    assert_eq!(down.columns, ["host", "unit", "from_s", "to_s"]);
+    let cells: Vec<Vec<String>> = down
+        .rows
+        .iter()
+        .map(|r| r.iter().map(|v| v.to_string()).collect())
+        .collect();
+    assert_eq!(cells, [["3", "3", "35", "45"]]);
+
     let (_dir, text) = failure_experiment("35 0\n45 1\n", "on_failure = \"fail\"", "fcfs");
     let out = run(&text);
     let m = &out.metrics;

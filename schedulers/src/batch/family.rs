@@ -70,7 +70,8 @@
 //! job's row is its last execution. `hosts`: one row per execution and unit it held, the
 //! executions a failure killed included (`final_state` `COMPLETED_KILLED`, Batsim's name for a
 //! job killed before its end, with which a Batsim scheduler requeues one), so a Gantt chart
-//! shows them.
+//! shows them. `downtime`: one row per unit and period its host is down, up to the makespan,
+//! which a timeline figure hatches behind the executions (its `down` table).
 
 use std::collections::BTreeMap;
 
@@ -281,6 +282,11 @@ TableInfo {
     name: "hosts",
     description: "per execution and unit it held (a Gantt chart's rectangles, `kind = \"timeline\"`), by job then start: the unit's host (0-based, platform order), the unit (the host, or with unit = \"core\" the core's number over all hosts), job id as written, start, end, the job's size, how the execution ended (the jobs table's final states, or COMPLETED_KILLED for one a host failure killed and requeued)",
     columns: &["host", "unit", "job_id", "start_s", "end_s", "size", "final_state"],
+},
+TableInfo {
+    name: "downtime",
+    description: "one row per unit and period its host is down (its state profile) until the makespan: the host (0-based, platform order), the unit, from and to; a timeline figure's `down` table, hatched behind the hosts table's executions",
+    columns: &["host", "unit", "from_s", "to_s"],
 }];
 
 /// A run's jobs and settings, read and checked.
@@ -718,8 +724,27 @@ impl Family for BatchFamily {
         if spec.tables.iter().any(|t| t == "hosts") {
             tables.extend([declared_table(TABLES, "hosts", hosts_table(&prepared, &outcome))?]);
         }
+        let metrics = metrics(&prepared, &outcome);
+        if spec.tables.iter().any(|t| t == "downtime") {
+            let end = metrics.get("makespan_s").copied().unwrap_or(0.0);
+            let mut rows = Vec::new();
+            for (units, profile) in prepared.availability.iter().flat_map(|a| &a.hosts) {
+                let host = prepared.unit_host[units.start as usize] as i64;
+                for (from, to) in profile.off_intervals(end) {
+                    rows.extend(units.clone().map(|u| {
+                        vec![
+                            ParamValue::Int(host),
+                            ParamValue::Int(u as i64),
+                            ParamValue::Float(from),
+                            ParamValue::Float(to),
+                        ]
+                    }));
+                }
+            }
+            tables.extend([declared_table(TABLES, "downtime", rows)?]);
+        }
         Ok(RunOutput {
-            metrics: metrics(&prepared, &outcome),
+            metrics,
             events: outcome.decisions + outcome.host_events,
             tables,
             incomplete,

@@ -856,3 +856,28 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn the_speed_model_paces_a_requeued_job_by_the_hosts_of_its_new_execution() {
+    // Two units, unit 1's host twice as slow as the reference (slowness 2). J1 (1 unit, 10 s
+    // recorded, request 100 s) starts at 0 on unit 0 at pace 1; host 0 goes down at 5 and comes
+    // back at 50: J1 is requeued and starts over at 5 on unit 1, the only one up, at pace 2:
+    // 20 s, 5-25.
+    let list = jobs(&[(1, 0.0, 1, 100.0, 10.0)]);
+    let config = SimConfig {
+        units: 2,
+        kill_at_walltime: true,
+    };
+    let availability = Availability {
+        hosts: vec![(0..1, Profile::new(vec![(5.0, 0.0), (50.0, 1.0)], None).unwrap())],
+        on_failure: OnFailure::Requeue,
+        max_requeues: 5,
+    };
+    let mut p = build("fcfs", &BTreeMap::new()).unwrap();
+    let out = simulate_on(&list, config, Some(&[1.0, 2.0]), Some(&availability), p.as_mut()).unwrap();
+    assert_eq!((out.requeued[0].start_s, out.requeued[0].end_s), (0.0, 5.0));
+    assert_eq!(
+        (out.jobs[0].start_s, out.jobs[0].end_s, out.jobs[0].units.clone()),
+        (5.0, 25.0, vec![(1, 1)])
+    );
+}
