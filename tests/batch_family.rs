@@ -1,6 +1,6 @@
-//! The batch family end to end through experiment files (issue 42): a hand-made SWF log whose
-//! schedule is worked out below, the refusals, and a slice of the bundled KTH SP2 log under
-//! every policy.
+//! The batch family end to end through experiment files: hand-made SWF logs whose schedules
+//! are worked out below (one with a host failure from `[platform.availability]`), the
+//! refusals, and a slice of the bundled KTH SP2 log under every policy.
 
 use std::path::{Path, PathBuf};
 
@@ -295,4 +295,152 @@ fn a_kth_slice_under_every_policy() {
         bsld.push((scheduler, m["mean_bounded_slowdown"]));
     }
     eprintln!("KTH first 2000 jobs, mean bounded slowdown: {bsld:?}");
+}
+
+/// The ten jobs of the unit tests' case F (`schedulers/src/batch/tests.rs`, where FCFS's, EASY's
+/// and conservative's schedules are worked out step by step), as an SWF log: J1 ends 15 s
+/// before its request, J4 is killed at its 6 s request, J6-J10 run around host 3's failure.
+const FAILURE_LOG: &str = "\
+; MaxProcs: 4
+1 0 -1 5 2 -1 -1 2 20 -1 1 1 1 -1 -1 -1 -1 -1
+2 1 -1 10 4 -1 -1 4 10 -1 1 1 1 -1 -1 -1 -1 -1
+3 2 -1 8 2 -1 -1 2 8 -1 1 1 1 -1 -1 -1 -1 -1
+4 3 -1 9 1 -1 -1 1 6 -1 1 1 1 -1 -1 -1 -1 -1
+5 4 -1 3 1 -1 -1 1 3 -1 1 1 1 -1 -1 -1 -1 -1
+6 30 -1 10 2 -1 -1 2 20 -1 1 1 1 -1 -1 -1 -1 -1
+7 31 -1 10 2 -1 -1 2 20 -1 1 1 1 -1 -1 -1 -1 -1
+8 36 -1 5 1 -1 -1 1 5 -1 1 1 1 -1 -1 -1 -1 -1
+9 37 -1 5 4 -1 -1 4 5 -1 1 1 1 -1 -1 -1 -1 -1
+10 38 -1 2 1 -1 -1 1 4 -1 1 1 1 -1 -1 -1 -1 -1
+";
+
+/// The failure log and a SimGrid state profile in a temporary directory; the experiment text
+/// on 4 hosts with `profile` (a state profile's text) given to host `node-3` only.
+fn failure_experiment(profile: &str, params: &str, scheduler: &str) -> (tempfile::TempDir, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("failures.swf");
+    std::fs::write(&log, FAILURE_LOG).unwrap();
+    let states = dir.path().join("node3.profile");
+    std::fs::write(&states, profile).unwrap();
+    let availability =
+        format!("[platform.availability]\ntrace = {states:?}\nformat = \"profile\"\nhosts = [\"node-3\"]\n[workload]");
+    let text = experiment(4, &log, "", params, scheduler).replace("[workload]", &availability);
+    (dir, text)
+}
+
+fn texts(out: &RunOutput, table: &str, name: &str) -> Vec<String> {
+    let t = &out.tables[table];
+    let i = t.columns.iter().position(|c| c == name).unwrap();
+    t.rows.iter().map(|r| r[i].to_string()).collect()
+}
+
+// Host node-3 down from 35 to 45 (a SimGrid state profile: "35 0", "45 1"). FCFS, from case F:
+// J1 0-5, J2 5-15, J3 15-23, J4 15-21 (walltime), J5 15-18; J6 30-40; J7 31-35 killed on
+// hosts 2-3, requeued ahead of J8 (submitted 36), 40-50 on hosts 0-1; J8 40-45 on host 2; J9
+// (4 hosts, 3 up until 45) 50-55; J10 55-57. Under on_failure = fail: J7 ends failed at 35, J8
+// 36-41, J9 45-50 (host 3 is back at 45), J10 50-52.
+#[test]
+fn a_host_failure_from_an_availability_trace_requeues_or_fails_the_job() {
+    let (_dir, text) = failure_experiment("35 0\n45 1\n", "", "fcfs");
+    let out = run(&text);
+    let m = &out.metrics;
+    assert_eq!(m["jobs_requeued"], 1.0);
+    assert_eq!(m["jobs_failed"], 0.0);
+    assert_eq!(m["jobs_done"], 10.0);
+    assert_eq!(m["jobs_killed"], 1.0);
+    // J7 held 2 hosts for 31-35.
+    assert_eq!(m["lost_unit_s"], 8.0);
+    assert_eq!(
+        floats(&out, "starting_time"),
+        [0.0, 5.0, 15.0, 15.0, 15.0, 30.0, 40.0, 40.0, 50.0, 55.0]
+    );
+    // J7's row is its last execution: waited 40 - 31.
+    assert_eq!(floats(&out, "waiting_time")[6], 9.0);
+    assert_eq!(m["makespan_s"], 57.0);
+    // Utilisation counts the killed execution: unit-seconds 2·5 + 4·10 + 2·8 + 6 + 3 + 2·10 +
+    // (2·4 + 2·10) + 5 + 4·5 + 2 = 150 over 4 hosts × 57 s.
+    assert_eq!(m["utilisation"], 150.0 / (4.0 * 57.0));
+    // The `hosts` table shows the killed execution (31-35 on hosts 2 and 3) before J7's last.
+    let rows: Vec<(String, String, String)> = out.tables["hosts"]
+        .rows
+        .iter()
+        .filter(|r| r[2].to_string() == "7")
+        .map(|r| (r[0].to_string(), r[3].to_string(), r[6].to_string()))
+        .collect();
+    let row = |h: &str, s: &str, f: &str| (h.to_string(), s.to_string(), f.to_string());
+    assert_eq!(
+        rows,
+        [
+            row("2", "31", "COMPLETED_KILLED"),
+            row("3", "31", "COMPLETED_KILLED"),
+            row("0", "40", "COMPLETED_SUCCESSFULLY"),
+            row("1", "40", "COMPLETED_SUCCESSFULLY"),
+        ]
+    );
+
+    // max_requeues = 0: J7's first kill fails it, as on_failure = "fail" would.
+    let (_dir, text) = failure_experiment("35 0\n45 1\n", "max_requeues = 0", "fcfs");
+    let m = run(&text).metrics;
+    assert_eq!((m["jobs_requeued"], m["jobs_failed"]), (0.0, 1.0));
+
+    // `downtime`: host 3 (unit 3) down 35-45.
+    let (_dir, text) = failure_experiment("35 0\n45 1\n", "", "fcfs");
+    let text = text.replace("\"quantiles\"]", "\"quantiles\", \"downtime\"]");
+    let down = &run(&text).tables["downtime"];
+    assert_eq!(down.columns, ["host", "unit", "from_s", "to_s"]);
+    let cells: Vec<Vec<String>> = down
+        .rows
+        .iter()
+        .map(|r| r.iter().map(|v| v.to_string()).collect())
+        .collect();
+    assert_eq!(cells, [["3", "3", "35", "45"]]);
+
+    let (_dir, text) = failure_experiment("35 0\n45 1\n", "on_failure = \"fail\"", "fcfs");
+    let out = run(&text);
+    let m = &out.metrics;
+    assert_eq!((m["jobs_requeued"], m["jobs_failed"], m["jobs_done"]), (0.0, 1.0, 9.0));
+    assert_eq!(m["lost_unit_s"], 8.0);
+    assert_eq!(texts(&out, "jobs", "final_state")[6], "COMPLETED_FAILED");
+    assert_eq!(
+        floats(&out, "starting_time"),
+        [0.0, 5.0, 15.0, 15.0, 15.0, 30.0, 31.0, 36.0, 45.0, 50.0]
+    );
+    // Wait, response and slowdown leave the failed job out: 9 jobs in the mean wait
+    // (0 + 4 + 13 + 12 + 11 + 0 + 0 + 8 + 12) / 9.
+    assert_eq!(m["mean_wait_s"], 60.0 / 9.0);
+}
+
+// Host node-3 down from 0 for good: J2 and J9 need all 4 hosts and never start; FCFS keeps
+// every later job behind J2. The run is incomplete: no metric is a result.
+#[test]
+fn jobs_waiting_for_hosts_that_stay_down_make_the_run_incomplete() {
+    let (_dir, text) = failure_experiment("0 0\n", "", "fcfs");
+    let out = run(&text);
+    let why = out.incomplete.expect("incomplete");
+    assert!(
+        why.contains("9 of 10 jobs never started (the largest needs 4 of the 4 units)"),
+        "{why}"
+    );
+    // EASY lets the jobs that fit the 3 hosts up pass J2 and J9: only those two never start.
+    let (_dir, text) = failure_experiment("0 0\n", "", "easy");
+    let why = run(&text).incomplete.expect("incomplete");
+    assert!(why.contains("2 of 10 jobs never started"), "{why}");
+}
+
+#[test]
+fn a_bad_failure_setting_is_refused_naming_the_field() {
+    let err = |params: &str| {
+        let (_dir, text) = failure_experiment("35 0\n45 1\n", params, "easy");
+        load(&text).err().map(|e| e.to_string()).unwrap_or_default()
+    };
+    let e = err("on_failure = \"retry\"");
+    assert!(
+        e.contains("'on_failure'") && e.contains("must be 'requeue' or 'fail', got 'retry'"),
+        "{e}"
+    );
+    assert!(e.contains("test.toml:"), "no file and line: {e}");
+    let e = err("on_failure = \"fail\"\nmax_requeues = 2");
+    assert!(e.contains("'max_requeues' applies only with on_failure"), "{e}");
+    let e = err("max_requeues = -1");
+    assert!(e.contains("max_requeues"), "{e}");
 }

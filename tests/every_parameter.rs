@@ -141,6 +141,13 @@ const INERT_HERE: &[(&str, &str, &str, &str)] = &[
         "kill_at_walltime",
         "no job of the cleaned KTH log runs past its request (tests/batch_family.rs kills one)",
     ),
+    (
+        "batch",
+        "*",
+        "max_requeues",
+        "no host of the base platform fails (accepted without failures since a random failure model's \
+         are drawn only when the run starts; tests/batch_family.rs sets it where a host fails)",
+    ),
     ("alt", "*", "dc_base", "applies to skeleton = dc only"),
     ("alt", "*", "dc_conquer", "applies to skeleton = dc only"),
     ("alt", "*", "dc_divide", "applies to skeleton = dc only"),

@@ -82,8 +82,10 @@ pub fn run_limited<R>(limits: Limits, f: impl FnOnce() -> R) -> Result<R, Stoppe
 }
 
 /// Charges `events` to this thread's guard, if any; abandons the run when the budget is spent
-/// or the stop flag is up. Called by the engine every [`CHECK_EVERY`] events.
-pub(crate) fn charge(events: u64) {
+/// or the stop flag is up. Called by the engine every [`CHECK_EVERY`] events, and by an
+/// application's own event loop that does not run on the engine (the batch family's), in
+/// batches of the same size.
+pub fn charge(events: u64) {
     let stopped = GUARD.with(|g| {
         let mut guard = g.take()?;
         guard.charged = guard.charged.saturating_add(events);

@@ -18,7 +18,8 @@
 //! is unchanged, and the jobs dated later cannot block an earlier date without blocking its own):
 //! the kept plan, seen from now, is the rebuilt one, and only the jobs that arrived since are
 //! placed, at O(plan) each instead of the whole queue's. An early end (the usual case: requests
-//! overestimate run times) rebuilds the plan, as above.
+//! overestimate run times), a host going down or up, or a job sent back to the queue (the
+//! queue's slots renumbered) rebuilds the plan, as above.
 
 use std::collections::BTreeMap;
 
@@ -40,6 +41,8 @@ pub struct Conservative {
     /// Queue slots placed so far, and the queue's epoch they are of.
     seen: usize,
     epoch: u64,
+    /// The units up when the plan was made: a host changing state changes the plan's capacity.
+    up: u32,
 }
 
 impl Conservative {
@@ -60,6 +63,7 @@ impl Conservative {
             || self.earliest <= view.now
             || self.reserved.len() + (queue.joined() - self.seen) != queue.len()
             || view.running.len() != self.assumed.len()
+            || view.up != self.up
         {
             return false;
         }
@@ -136,8 +140,9 @@ impl BatchPolicy for Conservative {
         let mut reserved = BTreeMap::new();
         for pos in held.into_iter().map(|h| h.1).chain(new) {
             let job = &queue[pos];
-            // Every queued job fits the platform (the simulation drops larger ones), and the
-            // plan frees every unit once running jobs end, so a step always fits.
+            // Every queued job fits the platform (the simulation drops larger ones), but the
+            // plan holds only the units up now: a job larger than those gets no reservation
+            // until a host comes back.
             let Some(step) = plan.earliest_fit(job.size, job.request_s) else {
                 continue;
             };
@@ -161,6 +166,7 @@ impl BatchPolicy for Conservative {
         self.plan = Some(plan);
         self.seen = queue.joined();
         self.epoch = queue.epoch();
+        self.up = view.up;
         picks
     }
 }

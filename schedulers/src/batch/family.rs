@@ -21,22 +21,64 @@
 //! their speed (Batsim's "delay" profile). `run_time_model = "speed"`: the recorded run time is
 //! work at `reference_speed_flops` (by default the platform's fastest host, so that no job runs
 //! faster than recorded), and a job runs its run time times reference / speed of the slowest
-//! host it holds; plans still use the requests as written, and kills happen at them. The platform's availability
-//! is not modelled: a platform with a host state profile is refused.
+//! host it holds; plans still use the requests as written, and kills happen at them.
+//!
+//! # Host failures
+//!
+//! A host with a state profile (`[platform.availability]`: an FTA trace, a SimGrid state
+//! profile or a random failure model; or the platform's own `state_file`) goes down when its
+//! profile says 0 and up when it says anything else, as the engine reads state profiles (up
+//! before the first event). Going down kills, at that date, every job holding one of its units
+//! (all of its cores with `unit = "core"`), and its units take no job until it is up again: the
+//! policies see only the units up and free, and plan with the units up now, assuming no
+//! future failure, as production schedulers do. `on_failure` says what a killed job does:
+//!
+//! - `requeue` (the default): it goes back to the queue at its place (submit time, then id)
+//!   and later starts over from scratch, its lost work counted in `lost_unit_s`. This is what
+//!   resource managers do with a batch job whose node fails: Slurm requeues it unless the job
+//!   says `--no-requeue` (slurm.conf `JobRequeue`, default 1; sbatch `--requeue`), LSF reruns
+//!   a job whose execution host fails, LoadLeveler's `restart = yes` (its default) requeues a
+//!   vacated job. Each requeue counts once in `jobs_requeued`. A job may be requeued
+//!   `max_requeues` times (default 5, Slurm's `MaxBatchRequeue`; LSF's `MAX_JOB_REQUEUE`
+//!   bounds them too): killed once more, it ends failed, where Slurm would hold it for an
+//!   administrator. Without the bound, a job longer than every window its hosts stay up (a
+//!   periodic profile) would be retried for ever.
+//! - `fail`: it ends failed at that date (`COMPLETED_FAILED`, counted in `jobs_failed`).
+//!
+//! A job larger than the platform is dropped; a job larger than the units up now waits. When
+//! jobs still wait and nothing can start them any more (nothing runs, no job is left to
+//! arrive, and no host's state will change, or only repeating profiles are left and a whole
+//! period of the longest of them has passed with no unit able to take one: exact when they
+//! share one period, as a profile given to every host and a random model's do), the run is
+//! *incomplete*: it reports how many jobs never started and no metric, since a run that could
+//! not finish its work never reports a number as if it had.
 //!
 //! # Metrics
 //!
-//! Over the jobs that ran: wait (start − submit), response (end − submit), bounded slowdown
-//! `max(1, response / max(run, τ))` with `run` the time the job held its hosts (Feitelson,
-//! Rudolph, Schwiegelshohn, Sevcik and Wong 1997), utilisation (unit-seconds held / (units ×
-//! makespan)), makespan (the last end, from the first selected job's submission).
+//! Over the jobs that ran to an end of their own (completed, or killed at their request; not
+//! the jobs a failure ended, which `jobs_failed` counts): wait (start − submit), response (end −
+//! submit), bounded slowdown `max(1, response / max(run, τ))` with `run` the time the job held
+//! its hosts (Feitelson, Rudolph, Schwiegelshohn, Sevcik and Wong 1997). A requeued job's
+//! start, end and run are those of its last execution, so its wait includes its killed ones.
+//! Utilisation: unit-seconds held by every execution (killed ones included) / (units ×
+//! makespan), down units counted in the units; `lost_unit_s` is the part of those unit-seconds
+//! that failures killed. Makespan: the last end, from the first selected job's submission.
+//!
+//! # Tables
+//!
+//! `jobs`: one row per job that ran, failed ones included, in Batsim's column names; a requeued
+//! job's row is its last execution. `hosts`: one row per execution and unit it held, the
+//! executions a failure killed included (`final_state` `COMPLETED_KILLED`, Batsim's name for a
+//! job killed before its end, with which a Batsim scheduler requeues one), so a Gantt chart
+//! shows them. `downtime`: one row per unit and period its host is down, up to the makespan,
+//! which a timeline figure hatches behind the executions (its `down` table).
 
 use std::collections::BTreeMap;
 
 use traces::info::nearest_rank;
 
 use super::registry;
-use super::sim::{simulate_with_speeds, BatchJob, FinalState, Outcome, SimConfig};
+use super::sim::{simulate_on, Availability, BatchJob, FinalState, JobResult, OnFailure, Outcome, SimConfig};
 use crate::family::{
     declared_table, Family, FamilyInfo, Named, ParamReader, ParamValue, RunError, RunOutput, RunSpec, TableInfo,
     UsedParams,
@@ -80,6 +122,25 @@ const KILL_AT_WALLTIME: Param = Param::boolean(
      run on",
     "true",
 );
+/// What a host failure does to the jobs it kills.
+const ON_FAILURE: Param = Param::text(
+    "on_failure",
+    "what a host going down ([platform.availability]) does to the jobs holding its units: \
+     requeue (back to the queue at its place, by submit time then id, to start over from \
+     scratch, as Slurm, LSF and LoadLeveler do by default) or fail (the job ends, \
+     COMPLETED_FAILED)",
+    "requeue",
+);
+/// How many times a job may be requeued.
+const MAX_REQUEUES: Param = Param::integer(
+    "max_requeues",
+    "on_failure = requeue: the requeues a job may have; killed again after that, it ends failed \
+     (COMPLETED_FAILED), so a job its hosts never let finish is not retried forever. Default 5, \
+     Slurm's MaxBatchRequeue (slurm.conf), after which Slurm holds the job; LSF's MAX_JOB_REQUEUE \
+     bounds requeues likewise",
+    "5",
+    0.0,
+);
 /// τ of the bounded slowdown.
 const TAU_S: Param = Param::real(
     "tau_s",
@@ -93,12 +154,20 @@ const TAU_S: Param = Param::real(
 .in_unit("s");
 
 /// The family's own parameters.
-const MODEL: &[Param] = &[UNIT, RUN_TIME_MODEL, REFERENCE_SPEED, KILL_AT_WALLTIME, TAU_S];
+const MODEL: &[Param] = &[
+    UNIT,
+    RUN_TIME_MODEL,
+    REFERENCE_SPEED,
+    KILL_AT_WALLTIME,
+    ON_FAILURE,
+    MAX_REQUEUES,
+    TAU_S,
+];
 
 const METRICS: &[Named] = &[
     Named {
         name: "mean_wait_s",
-        description: "mean over jobs that ran of start - submit, s",
+        description: "mean over jobs that ran to an end of their own (not failed) of start - submit, s",
     },
     Named {
         name: "p50_wait_s",
@@ -118,7 +187,7 @@ const METRICS: &[Named] = &[
     },
     Named {
         name: "mean_response_s",
-        description: "mean over jobs that ran of end - submit, s",
+        description: "mean over jobs that ran to an end of their own of end - submit, s",
     },
     Named {
         name: "p50_response_s",
@@ -134,7 +203,7 @@ const METRICS: &[Named] = &[
     },
     Named {
         name: "mean_bounded_slowdown",
-        description: "mean over jobs that ran of max(1, response / max(run, tau_s))",
+        description: "mean over jobs that ran to an end of their own of max(1, response / max(run, tau_s))",
     },
     Named {
         name: "max_bounded_slowdown",
@@ -142,7 +211,7 @@ const METRICS: &[Named] = &[
     },
     Named {
         name: "utilisation",
-        description: "unit-seconds held by jobs / (units x makespan)",
+        description: "unit-seconds held by every execution, killed ones included / (units x makespan)",
     },
     Named {
         name: "makespan_s",
@@ -155,6 +224,19 @@ const METRICS: &[Named] = &[
     Named {
         name: "jobs_killed",
         description: "jobs killed at their request (kill_at_walltime)",
+    },
+    Named {
+        name: "jobs_requeued",
+        description:
+            "requeues: executions a host failure killed whose job went back to the queue (on_failure = requeue)",
+    },
+    Named {
+        name: "jobs_failed",
+        description: "jobs a host failure ended (on_failure = fail, or killed once more after max_requeues requeues)",
+    },
+    Named {
+        name: "lost_unit_s",
+        description: "unit-seconds held by executions a host failure killed",
     },
     Named {
         name: "jobs_dropped",
@@ -178,7 +260,7 @@ const METRICS: &[Named] = &[
 /// table), then the bounded slowdown. `hosts`: one row per job and host, for Gantt charts.
 const TABLES: &[TableInfo] = &[TableInfo {
     name: "jobs",
-    description: "per job that ran, Batsim's columns: id as written, submit, size, request, start, held time, end, wait, response, stretch (response / held time), units held (Batsim's interval set, 0-based unit numbers in platform order), COMPLETED_SUCCESSFULLY or COMPLETED_WALLTIME_REACHED; then the bounded slowdown",
+    description: "per job that ran (a requeued job: its last execution), Batsim's columns: id as written, submit, size, request, start, held time, end, wait, response, stretch (response / held time), units held (Batsim's interval set, 0-based unit numbers in platform order), COMPLETED_SUCCESSFULLY, COMPLETED_WALLTIME_REACHED or COMPLETED_FAILED (ended by a host failure, on_failure = fail); then the bounded slowdown",
     columns: &[
         "job_id",
         "submission_time",
@@ -197,13 +279,18 @@ const TABLES: &[TableInfo] = &[TableInfo {
 },
 TableInfo {
     name: "quantiles",
-    description: "the wait, response and bounded slowdown at each fraction 0.01..1 of the jobs that ran (nearest rank): their distributions, e.g. the CDF of wait drawn as a quantile curve",
+    description: "the wait, response and bounded slowdown at each fraction 0.01..1 of the jobs that ran to an end of their own, not failed (nearest rank): their distributions, e.g. the CDF of wait drawn as a quantile curve",
     columns: &["fraction", "wait_s", "response_s", "bounded_slowdown"],
 },
 TableInfo {
     name: "hosts",
-    description: "per job and unit it held (a Gantt chart's rectangles, `kind = \"timeline\"`): the unit's host (0-based, platform order), the unit (the host, or with unit = \"core\" the core's number over all hosts), job id as written, start, end, the job's size",
-    columns: &["host", "unit", "job_id", "start_s", "end_s", "size"],
+    description: "per execution and unit it held (a Gantt chart's rectangles, `kind = \"timeline\"`), by job then start: the unit's host (0-based, platform order), the unit (the host, or with unit = \"core\" the core's number over all hosts), job id as written, start, end, the job's size, how the execution ended (the jobs table's final states, or COMPLETED_KILLED for one a host failure killed and requeued)",
+    columns: &["host", "unit", "job_id", "start_s", "end_s", "size", "final_state"],
+},
+TableInfo {
+    name: "downtime",
+    description: "one row per unit and period its host is down (its state profile) until the makespan: the host (0-based, platform order), the unit, from and to; a timeline figure's `down` table, hatched behind the hosts table's executions",
+    columns: &["host", "unit", "from_s", "to_s"],
 }];
 
 /// A run's jobs and settings, read and checked.
@@ -211,6 +298,8 @@ struct Prepared {
     jobs: Vec<BatchJob>,
     /// `run_time_model = "speed"`: each unit's reference speed / its host's speed.
     slowness: Option<Vec<f64>>,
+    /// The hosts with a state profile, if any.
+    availability: Option<Availability>,
     /// The host of each unit, in unit order.
     unit_host: Vec<u32>,
     config: SimConfig,
@@ -246,14 +335,28 @@ fn prepare(spec: &ParamReader) -> Result<Prepared, RunError> {
         }
     };
     let kill_at_walltime = spec.boolean(&KILL_AT_WALLTIME)?;
+    // Read whether or not a host fails in this run: a random failure model's profiles are
+    // drawn only when the run starts.
+    let on_failure = match spec.text(&ON_FAILURE)?.as_str() {
+        "requeue" => OnFailure::Requeue,
+        "fail" => OnFailure::Fail,
+        other => {
+            return Err(RunError::param(
+                ON_FAILURE.name,
+                format!("must be 'requeue' or 'fail', got '{other}'"),
+            ))
+        }
+    };
+    let max_requeues = spec.integer(&MAX_REQUEUES)?;
+    if on_failure == OnFailure::Fail && spec.params.contains_key(MAX_REQUEUES.name) {
+        return Err(RunError::param(
+            MAX_REQUEUES.name,
+            "applies only with on_failure = \"requeue\"",
+        ));
+    }
+    let max_requeues = u32::try_from(max_requeues).unwrap_or(u32::MAX);
     let tau_s = spec.real(&TAU_S)?;
     let platform = &spec.platform;
-    if let Some(host) = platform.hosts.iter().find(|h| h.state_profile.is_some()) {
-        return Err(RunError::platform(format!(
-            "host '{}' of platform '{}' has a state profile; the batch family does not model host failures yet",
-            host.name, spec.platform_name
-        )));
-    }
     if platform.hosts.is_empty() {
         return Err(RunError::platform(format!(
             "platform '{}' has no host",
@@ -297,6 +400,21 @@ fn prepare(spec: &ParamReader) -> Result<Prepared, RunError> {
     };
     let units = u32::try_from(unit_host.len())
         .map_err(|_| RunError::platform(format!("the platform has more than 2^32 {what}")))?;
+    // Each failing host's units: consecutive, since units are numbered host by host.
+    let mut failing = Vec::new();
+    let mut first = 0u32;
+    for host in &platform.hosts {
+        let n = if cores { host.cores } else { 1 };
+        if let Some(profile) = &host.state_profile {
+            failing.push((first..first + n, profile.clone()));
+        }
+        first += n;
+    }
+    let availability = (!failing.is_empty()).then_some(Availability {
+        hosts: failing,
+        on_failure,
+        max_requeues,
+    });
     let Some(workload) = &spec.workload else {
         return Err(RunError::Other(
             "the batch family replays a job log: name one in [workload] (e.g. trace = \
@@ -347,6 +465,7 @@ fn prepare(spec: &ParamReader) -> Result<Prepared, RunError> {
     Ok(Prepared {
         jobs,
         slowness,
+        availability,
         unit_host,
         config: SimConfig {
             units,
@@ -371,6 +490,22 @@ fn interval_set(ranges: &[(u32, u32)]) -> String {
     parts.join(" ")
 }
 
+/// Batsim's name of how an execution ended.
+fn state_name(state: FinalState) -> &'static str {
+    match state {
+        FinalState::Completed => "COMPLETED_SUCCESSFULLY",
+        FinalState::Killed => "COMPLETED_WALLTIME_REACHED",
+        FinalState::Failed => "COMPLETED_FAILED",
+        FinalState::Requeued => "COMPLETED_KILLED",
+    }
+}
+
+/// The jobs that ran to an end of their own (completed or killed at their request): those the
+/// wait, response and slowdown metrics cover.
+fn ended(outcome: &Outcome) -> impl Iterator<Item = &JobResult> {
+    outcome.jobs.iter().filter(|r| r.state != FinalState::Failed)
+}
+
 /// The metrics of `outcome`.
 fn metrics(prepared: &Prepared, outcome: &Outcome) -> BTreeMap<String, f64> {
     let jobs = &prepared.jobs;
@@ -378,9 +513,7 @@ fn metrics(prepared: &Prepared, outcome: &Outcome) -> BTreeMap<String, f64> {
     let mut responses = Vec::with_capacity(outcome.jobs.len());
     let mut bsld_sum = 0.0;
     let mut bsld_max: f64 = 0.0;
-    let mut held = 0.0;
-    let mut makespan: f64 = 0.0;
-    for r in &outcome.jobs {
+    for r in ended(outcome) {
         let job = &jobs[r.index];
         let wait = r.start_s - job.submit_s;
         let run = r.end_s - r.start_s;
@@ -389,10 +522,14 @@ fn metrics(prepared: &Prepared, outcome: &Outcome) -> BTreeMap<String, f64> {
         responses.push(r.end_s - job.submit_s);
         bsld_sum += b;
         bsld_max = bsld_max.max(b);
-        held += run * job.size as f64;
+    }
+    let mut held = 0.0;
+    let mut makespan: f64 = 0.0;
+    for r in outcome.jobs.iter().chain(&outcome.requeued) {
+        held += (r.end_s - r.start_s) * jobs[r.index].size as f64;
         makespan = makespan.max(r.end_s);
     }
-    let n = outcome.jobs.len().max(1) as f64;
+    let n = waits.len().max(1) as f64;
     let mean = |v: &[f64]| v.iter().sum::<f64>() / n;
     let mut m = BTreeMap::new();
     let mut put = |k: &str, v: f64| {
@@ -415,11 +552,12 @@ fn metrics(prepared: &Prepared, outcome: &Outcome) -> BTreeMap<String, f64> {
         if makespan > 0.0 { held / (units * makespan) } else { 0.0 },
     );
     put("makespan_s", makespan);
-    put("jobs_done", outcome.jobs.len() as f64);
-    put(
-        "jobs_killed",
-        outcome.jobs.iter().filter(|r| r.state == FinalState::Killed).count() as f64,
-    );
+    put("jobs_done", waits.len() as f64);
+    let count = |state| outcome.jobs.iter().filter(|r| r.state == state).count() as f64;
+    put("jobs_killed", count(FinalState::Killed));
+    put("jobs_failed", count(FinalState::Failed));
+    put("jobs_requeued", outcome.requeued.len() as f64);
+    put("lost_unit_s", outcome.lost_unit_s);
     put("jobs_dropped", outcome.dropped.len() as f64);
     put("requests_from_runtime", prepared.requests_from_runtime as f64);
     put("units", units);
@@ -486,10 +624,7 @@ fn jobs_table(prepared: &Prepared, outcome: &Outcome) -> Vec<Vec<ParamValue>> {
                     1.0
                 }),
                 Str(interval_set(&r.units)),
-                Str(match r.state {
-                    FinalState::Completed => "COMPLETED_SUCCESSFULLY".into(),
-                    FinalState::Killed => "COMPLETED_WALLTIME_REACHED".into(),
-                }),
+                Str(state_name(r.state).into()),
                 Float(bounded_slowdown(wait, run, prepared.tau_s)),
             ]
         })
@@ -499,7 +634,7 @@ fn jobs_table(prepared: &Prepared, outcome: &Outcome) -> Vec<Vec<ParamValue>> {
 /// The `quantiles` table of `outcome`: nearest-rank quantiles at 0.01, 0.02, ..., 1.
 fn quantiles_table(prepared: &Prepared, outcome: &Outcome) -> Vec<Vec<ParamValue>> {
     let (mut waits, mut responses, mut slowdowns) = (Vec::new(), Vec::new(), Vec::new());
-    for r in &outcome.jobs {
+    for r in ended(outcome) {
         let submit = prepared.jobs[r.index].submit_s;
         let wait = r.start_s - submit;
         waits.push(wait);
@@ -522,11 +657,14 @@ fn quantiles_table(prepared: &Prepared, outcome: &Outcome) -> Vec<Vec<ParamValue
         .collect()
 }
 
-/// The `hosts` table of `outcome`: each job's hosts, by job-list order then host.
+/// The `hosts` table of `outcome`: each execution's hosts, by job-list order, then start (a
+/// requeued job's killed executions before its last), then host.
 fn hosts_table(prepared: &Prepared, outcome: &Outcome) -> Vec<Vec<ParamValue>> {
-    use ParamValue::{Float, Int};
+    use ParamValue::{Float, Int, Str};
+    let mut executions: Vec<&JobResult> = outcome.jobs.iter().chain(&outcome.requeued).collect();
+    executions.sort_by(|a, b| a.index.cmp(&b.index).then(a.start_s.total_cmp(&b.start_s)));
     let mut rows = Vec::new();
-    for r in &outcome.jobs {
+    for r in executions {
         let job = &prepared.jobs[r.index];
         for &(a, b) in &r.units {
             for unit in a..=b {
@@ -537,6 +675,7 @@ fn hosts_table(prepared: &Prepared, outcome: &Outcome) -> Vec<Vec<ParamValue>> {
                     Float(r.start_s),
                     Float(r.end_s),
                     Int(job.size as i64),
+                    Str(state_name(r.state).into()),
                 ]);
             }
         }
@@ -580,13 +719,30 @@ impl Family for BatchFamily {
         let reader = ParamReader::new(spec);
         let prepared = prepare(&reader)?;
         let mut policy = registry::build(&spec.scheduler, &reader.numeric_params_besides(MODEL)?)?;
-        let outcome = simulate_with_speeds(
+        let outcome = simulate_on(
             &prepared.jobs,
             prepared.config,
             prepared.slowness.as_deref(),
+            prepared.availability.as_ref(),
             policy.as_mut(),
         )
         .map_err(|e| RunError::Other(format!("scheduler '{}': {e}", spec.scheduler)))?;
+        // Jobs left waiting for units that stayed down: the run has no result to report.
+        let incomplete = (!outcome.unfinished.is_empty()).then(|| {
+            let largest = outcome
+                .unfinished
+                .iter()
+                .map(|&i| prepared.jobs[i].size)
+                .max()
+                .unwrap_or(0);
+            format!(
+                "incomplete: {} of {} jobs never started (the largest needs {largest} of the {} units): \
+                 the units they need stayed down and nothing else could start them",
+                outcome.unfinished.len(),
+                prepared.jobs.len(),
+                prepared.config.units
+            )
+        });
         let mut tables = BTreeMap::new();
         if spec.tables.iter().any(|t| t == "jobs") {
             tables.extend([declared_table(TABLES, "jobs", jobs_table(&prepared, &outcome))?]);
@@ -601,11 +757,30 @@ impl Family for BatchFamily {
         if spec.tables.iter().any(|t| t == "hosts") {
             tables.extend([declared_table(TABLES, "hosts", hosts_table(&prepared, &outcome))?]);
         }
+        let metrics = metrics(&prepared, &outcome);
+        if spec.tables.iter().any(|t| t == "downtime") {
+            let end = metrics.get("makespan_s").copied().unwrap_or(0.0);
+            let mut rows = Vec::new();
+            for (units, profile) in prepared.availability.iter().flat_map(|a| &a.hosts) {
+                let host = prepared.unit_host[units.start as usize] as i64;
+                for (from, to) in profile.off_intervals(end) {
+                    rows.extend(units.clone().map(|u| {
+                        vec![
+                            ParamValue::Int(host),
+                            ParamValue::Int(u as i64),
+                            ParamValue::Float(from),
+                            ParamValue::Float(to),
+                        ]
+                    }));
+                }
+            }
+            tables.extend([declared_table(TABLES, "downtime", rows)?]);
+        }
         Ok(RunOutput {
-            metrics: metrics(&prepared, &outcome),
-            events: outcome.decisions,
+            metrics,
+            events: outcome.decisions + outcome.host_events,
             tables,
-            incomplete: None,
+            incomplete,
         })
     }
 }

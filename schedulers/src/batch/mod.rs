@@ -1,5 +1,5 @@
-//! Batch scheduling of rigid parallel jobs from the Parallel and Grid Workloads Archives' logs
-//! (issue 42): FCFS, EASY backfilling (and EASY-SJBF), conservative backfilling, SJF and LJF.
+//! Batch scheduling of rigid parallel jobs from the Parallel and Grid Workloads Archives' logs:
+//! FCFS, EASY backfilling (and EASY-SJBF), conservative backfilling, SJF and LJF.
 //!
 //! # Model
 //!
@@ -12,15 +12,35 @@
 //! with `kill_at_walltime` (the default) a job whose run time exceeds its request is killed when
 //! it reaches it. A job larger than the platform is dropped and counted, never queued.
 //!
-//! The simulation ([`sim`]) is its own event loop over two kinds of events, arrivals and
-//! completions, since jobs under the `trace` model share nothing the engine would arbitrate.
-//! Pinned semantics, so that schedules compare with other simulators':
+//! Hosts may go down and come back up (a state profile per host, SimGrid's model: value 0 is
+//! down, any other value up, up before the first event). A host going down kills the jobs
+//! holding any of its units at that date; under [`sim::OnFailure::Requeue`] such a job goes back
+//! to the queue at its place and later starts over from scratch (at most `max_requeues` times,
+//! then it ends failed), under [`sim::OnFailure::Fail`] it ends failed. A down host's units
+//! take no job until it is up again. A job larger than the units up waits; one larger than the
+//! platform is dropped. The family's module docs ([`family`]) give the grounding of each choice.
 //!
-//! - the queue is ordered by submit time, then job id (as written in the log);
-//! - every arrival and completion of one date is applied before the policy decides;
+//! The simulation ([`sim`]) is its own event loop over three kinds of events, arrivals,
+//! completions and host state changes, since jobs under the `trace` model share nothing the
+//! engine would arbitrate. Pinned semantics, so that schedules compare with other simulators':
+//!
+//! - the queue is ordered by submit time, then job id (as written in the log); a requeued job
+//!   goes back to its place in that order;
+//! - at one date: completions first (a job ending at the date its host goes down completed),
+//!   then host state changes in platform host order, each host's in its profile's order (a
+//!   down kills, an up frees the host's units; a down and an up at one date still kill), then
+//!   arrivals, then the policy decides, once, if any job is queued;
 //! - the policy sees a read-only [`policy::BatchView`] (date, free units, queue, running jobs
 //!   with their planned ends = start + request) and returns the queue positions to start now;
-//! - a started job gets the lowest-numbered free units, in platform host order.
+//!   the free units are those up and held by no job, so plans (EASY's shadow time,
+//!   conservative's profile) count only the units up now and assume no future failure, as a
+//!   production scheduler's reservations do: a job larger than the units up gets no
+//!   reservation (EASY lets any later job that fits backfill past it) until a host comes back;
+//! - a started job gets the lowest-numbered free units, in platform host order;
+//! - the run ends when no job is queued, running or left to arrive; or, with jobs queued,
+//!   when nothing runs, none is left to arrive, and no host state will change (or only
+//!   repeating profiles are left and a whole period of the longest has passed): those jobs
+//!   never started ([`sim::Outcome::unfinished`]).
 //!
 //! | policy | file | rule |
 //! |---|---|---|
@@ -32,12 +52,14 @@
 //! | `ljf` | [`ljf`] | longest request first, no backfilling |
 //!
 //! The queue ([`queue`]) and the policies' kept state make a decision cost O(log n) a job it
-//! starts or looks at; only EASY's backfill candidates (until the free units run out) and
-//! conservative backfilling's compression after an early end look at many queued jobs
-//! (`gridsim bench batch` measures it; `docs/batch.md`, "Speed").
+//! starts or looks at; only EASY's backfill candidates (until the free units run out),
+//! conservative backfilling's compression after an early end or a host state change, and a
+//! requeue (the queue renumbered) look at many queued jobs (`gridsim bench batch` measures it;
+//! `docs/batch.md`, "Speed").
 //!
-//! [`family`] is the `batch` family's adapter: parameters, the jobs of `[workload]`, metrics
-//! (wait, response, bounded slowdown, utilisation) and the per-job table.
+//! [`family`] is the `batch` family's adapter: parameters, the jobs of `[workload]`, the
+//! platform's host state profiles, metrics (wait, response, bounded slowdown, utilisation,
+//! requeues and failures) and the per-job and per-host tables.
 
 pub mod family;
 pub mod policy;
@@ -60,4 +82,7 @@ crate::policies!(dyn policy::BatchPolicy;
 );
 
 pub use policy::{BatchPolicy, BatchView, QueuedJob, RunningJob};
-pub use sim::{simulate, simulate_with_speeds, BatchJob, FinalState, JobResult, Outcome, SimConfig};
+pub use sim::{
+    simulate, simulate_on, simulate_with_speeds, Availability, BatchJob, FinalState, JobResult, OnFailure, Outcome,
+    SimConfig,
+};

@@ -49,6 +49,8 @@ pub struct BatchView<'a> {
     pub total: u32,
     /// Units free now.
     pub free: u32,
+    /// Units up now (`total` less those of hosts that are down): free or held.
+    pub up: u32,
     /// Queued jobs, by submit time then job id (`queue[p]` is the job at position `p`).
     pub queue: &'a Queue,
     /// Running jobs, in no particular order.

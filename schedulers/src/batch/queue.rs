@@ -75,6 +75,11 @@ impl Queue {
             return;
         }
         let live: Vec<QueuedJob> = self.iter().copied().collect();
+        self.renumber(live);
+    }
+
+    /// Makes `live` (in queue order) the queue, in slots from 0, at a new epoch.
+    fn renumber(&mut self, live: Vec<QueuedJob>) {
         for v in [&mut self.tree, &mut self.next, &mut self.prev] {
             v.clear();
         }
@@ -200,6 +205,21 @@ impl Queue {
         self.tail = slot as u32;
         self.len += 1;
         slot
+    }
+
+    /// Puts `job` back at its place in queue order (submit time, then id, then job index): a
+    /// job a host failure sent back. Slots follow queue order, so the queued jobs are given new
+    /// slots (a new [`Queue::epoch`]), at O(n): failures are rare beside arrivals.
+    pub(crate) fn insert_in_order(&mut self, job: QueuedJob) {
+        let key = |q: &QueuedJob| (q.submit_s, q.id, q.index);
+        let before = |q: &QueuedJob| {
+            let (a, b) = (key(q), key(&job));
+            a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)).then(a.2.cmp(&b.2)).is_lt()
+        };
+        let mut live: Vec<QueuedJob> = self.iter().copied().collect();
+        let at = live.partition_point(before);
+        live.insert(at, job);
+        self.renumber(live);
     }
 
     /// Removes the queued job of `slot`.
