@@ -31,14 +31,16 @@
 //! | `sjf` | [`sjf`] | shortest request first, no backfilling |
 //! | `ljf` | [`ljf`] | longest request first, no backfilling |
 //!
-//! [`family`] is the `batch` family's adapter: parameters, the jobs of `[workload]`, metrics
-//! (wait, response, bounded slowdown, utilisation) and the per-job table.
+//! [`family`] is the `batch` family's adapter: parameters, the jobs of `[workload]` or of the
+//! Lublin–Feitelson model ([`synthetic`]), metrics (wait, response, bounded slowdown,
+//! utilisation) and the per-job table.
 
 pub mod family;
 pub mod policy;
 pub mod profile;
 pub mod registry;
 pub mod sim;
+pub mod synthetic;
 #[cfg(test)]
 mod tests;
 
