@@ -541,7 +541,7 @@ fn hosts_table(prepared: &Prepared, outcome: &Outcome) -> Vec<Vec<ParamValue>> {
 const INFO: FamilyInfo = FamilyInfo {
     name: "batch",
     description:
-        "batch scheduling of rigid parallel jobs from a workload log: FCFS, EASY, conservative backfilling, SJF, LJF",
+        "batch scheduling of rigid parallel jobs from a workload log or the Lublin-Feitelson model: FCFS, EASY, conservative backfilling, SJF, LJF",
     schedulers: registry::infos,
     parameters: MODEL,
     metrics: METRICS,
