@@ -272,26 +272,9 @@ fn a_kth_slice_under_every_policy() {
         let b = floats(&out, "bounded_slowdown");
         let mean = b.iter().sum::<f64>() / b.len() as f64;
         assert!((mean - m["mean_bounded_slowdown"]).abs() < 1e-9 * mean, "{scheduler}");
-        let (starts, ends) = (floats(&out, "starting_time"), floats(&out, "finish_time"));
-        let submits = floats(&out, "submission_time");
+        let (starts, submits) = (floats(&out, "starting_time"), floats(&out, "submission_time"));
         assert!(starts.iter().zip(&submits).all(|(s, t)| s >= t), "{scheduler}");
-        // Host intervals: sort each host's (start, end) and check that none overlap.
-        let mut by_host: Vec<Vec<(f64, f64)>> = vec![Vec::new(); 100];
-        for (i, set) in column(&out, "allocated_resources").iter().enumerate() {
-            for part in set.to_string().split(' ') {
-                let (a, b) = part.split_once('-').unwrap_or((part, part));
-                let (a, b) = (a.parse::<usize>().unwrap(), b.parse::<usize>().unwrap());
-                for host in &mut by_host[a..=b] {
-                    host.push((starts[i], ends[i]));
-                }
-            }
-        }
-        for intervals in &mut by_host {
-            intervals.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.total_cmp(&b.1)));
-            for w in intervals.windows(2) {
-                assert!(w[0].1 <= w[1].0 || w[0].0 == w[0].1, "{scheduler}: a host held twice");
-            }
-        }
+        assert_no_unit_held_twice(&out, 100, scheduler);
         bsld.push((scheduler, m["mean_bounded_slowdown"]));
     }
     eprintln!("KTH first 2000 jobs, mean bounded slowdown: {bsld:?}");
@@ -443,4 +426,171 @@ fn a_bad_failure_setting_is_refused_naming_the_field() {
     assert!(e.contains("'max_requeues' applies only with on_failure"), "{e}");
     let e = err("max_requeues = -1");
     assert!(e.contains("max_requeues"), "{e}");
+}
+
+/// An experiment without `[workload]`: synthetic Lublin–Feitelson jobs.
+fn synthetic(hosts: u32, params: &str, scheduler: &str) -> String {
+    format!(
+        "name = \"t\"\nfamily = \"batch\"\nreplications = 2\n{}[params]\n{params}\n\
+         [[schedulers]]\nname = \"{scheduler}\"\n[outputs]\ntables = [\"jobs\"]\n",
+        cluster(hosts)
+    )
+}
+
+/// Each unit's (start, end) intervals from the `allocated_resources` column, sorted: none of them
+/// overlap (a unit held by two jobs at once).
+fn assert_no_unit_held_twice(out: &RunOutput, units: usize, what: &str) {
+    let (starts, ends) = (floats(out, "starting_time"), floats(out, "finish_time"));
+    let mut by_unit: Vec<Vec<(f64, f64)>> = vec![Vec::new(); units];
+    for (i, set) in column(out, "allocated_resources").iter().enumerate() {
+        for part in set.to_string().split(' ') {
+            let (a, b) = part.split_once('-').unwrap_or((part, part));
+            let (a, b) = (a.parse::<usize>().unwrap(), b.parse::<usize>().unwrap());
+            for unit in &mut by_unit[a..=b] {
+                unit.push((starts[i], ends[i]));
+            }
+        }
+    }
+    for intervals in &mut by_unit {
+        intervals.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.total_cmp(&b.1)));
+        for w in intervals.windows(2) {
+            assert!(w[0].1 <= w[1].0 || w[0].0 == w[0].1, "{what}: a unit held twice");
+        }
+    }
+}
+
+/// 2000 synthetic jobs on 128 hosts under FCFS and EASY: the jobs the family schedules are the
+/// generator's for the run's seed (sizes, submits, requests), every one runs (the default
+/// `max_size` is the platform's 128 units), none is killed (exact requests), FCFS starts them in
+/// arrival order, no host is held twice, runs are deterministic and replications differ.
+#[test]
+fn synthetic_jobs_under_fcfs_and_easy() {
+    use traces::lublin::{Lublin, LublinParams, RequestModel};
+    for scheduler in ["fcfs", "easy"] {
+        let text = synthetic(128, "jobs = 2000", scheduler);
+        let e = load(&text).unwrap_or_else(|e| panic!("{e}"));
+        assert!(e.family.draws_random_numbers(&e.runs[0].spec));
+        let out = e.family.run(&e.runs[0].spec).unwrap();
+        assert_eq!(
+            out,
+            e.family.run(&e.runs[0].spec).unwrap(),
+            "{scheduler}: not deterministic"
+        );
+        let other = e.family.run(&e.runs[1].spec).unwrap();
+        assert_ne!(out.metrics, other.metrics, "{scheduler}: replications are identical");
+        let m = &out.metrics;
+        assert_eq!(m["jobs_done"], 2000.0, "{scheduler}");
+        assert_eq!(m["jobs_dropped"], 0.0, "{scheduler}");
+        assert_eq!(m["jobs_killed"], 0.0, "{scheduler}");
+        assert_eq!(m["requests_from_runtime"], 0.0, "{scheduler}");
+        let expected =
+            Lublin::new(LublinParams::for_machine(128))
+                .unwrap()
+                .jobs(e.runs[0].spec.seed, 2000, RequestModel::Exact);
+        let ids: Vec<i64> = column(&out, "job_id")
+            .iter()
+            .map(|v| v.as_f64().unwrap() as i64)
+            .collect();
+        let sizes = floats(&out, "requested_number_of_resources");
+        let (submits, requests) = (floats(&out, "submission_time"), floats(&out, "requested_time"));
+        let held = floats(&out, "execution_time");
+        for (i, id) in ids.iter().enumerate() {
+            let job = &expected[(*id - 1) as usize];
+            assert_eq!(
+                (sizes[i], submits[i], requests[i]),
+                (f64::from(job.procs), job.submit_s, job.runtime_s),
+                "{scheduler}: job {id}"
+            );
+            assert!(
+                (held[i] - job.runtime_s).abs() <= 1e-9 * job.runtime_s.max(1.0),
+                "{scheduler}: job {id}"
+            );
+        }
+        if scheduler == "fcfs" {
+            let mut by_id: Vec<(i64, f64)> = ids.iter().copied().zip(floats(&out, "starting_time")).collect();
+            by_id.sort_by_key(|p| p.0);
+            assert!(
+                by_id.windows(2).all(|w| w[0].1 <= w[1].1),
+                "FCFS starts in arrival order"
+            );
+        }
+        assert_no_unit_held_twice(&out, 128, scheduler);
+        eprintln!(
+            "synthetic 2000 jobs, {scheduler}: mean bounded slowdown {}, utilisation {}",
+            m["mean_bounded_slowdown"], m["utilisation"]
+        );
+    }
+    // target_load scales arrivals to the asked load: work / (units x (last - first arrival))
+    // = 0.9, computed here from the jobs table, and the run's offered_load metric says so.
+    let e = load(&synthetic(128, "jobs = 2000\ntarget_load = 0.9", "easy")).unwrap();
+    let out = e.family.run(&e.runs[0].spec).unwrap();
+    let (sizes, held) = (
+        floats(&out, "requested_number_of_resources"),
+        floats(&out, "execution_time"),
+    );
+    let work: f64 = sizes.iter().zip(&held).map(|(s, h)| s * h).sum();
+    let submits = floats(&out, "submission_time");
+    let last = submits.iter().copied().fold(0.0, f64::max);
+    let first = submits.iter().copied().fold(f64::INFINITY, f64::min);
+    let load = work / (128.0 * (last - first));
+    assert!((load - 0.9).abs() < 1e-9, "{load}");
+    assert!(
+        (out.metrics["offered_load"] - 0.9).abs() < 1e-9,
+        "{}",
+        out.metrics["offered_load"]
+    );
+    // request_model = "factor": every request is twice the run time.
+    let out = run(&synthetic(
+        128,
+        "jobs = 300\nrequest_model = \"factor\"\nrequest_factor = 2",
+        "easy",
+    ));
+    for (r, h) in floats(&out, "requested_time")
+        .iter()
+        .zip(floats(&out, "execution_time"))
+    {
+        assert!((r - 2.0 * h).abs() <= 1e-9 * r, "{r} vs {h}");
+    }
+}
+
+#[test]
+fn synthetic_refusals_name_the_field() {
+    let err = |text: String| load(&text).err().map(|e| e.to_string()).unwrap_or_default();
+    let (_dir, trace) = hand_log();
+    // A model parameter with a log present.
+    for (params, field) in [
+        ("serial_prob = 0.3", "serial_prob"),
+        ("target_load = 0.5", "target_load"),
+        ("daily_cycle = false", "daily_cycle"),
+        ("request_model = \"exact\"", "request_model"),
+    ] {
+        let e = err(experiment(4, &trace, "", params, "fcfs"));
+        assert!(e.contains(field) && e.contains("synthetic"), "{params}: {e}");
+        assert!(e.contains("test.toml:"), "{params}: no file and line: {e}");
+    }
+    // Out-of-range or inconsistent values, and what is missing, without a log.
+    for (params, field) in [
+        ("jobs = 100\nserial_prob = 1.5", "serial_prob"),
+        ("jobs = 100\nserial_prob = 0.5\npow2_prob = 0.6", "pow2_prob"),
+        ("jobs = 100\nsize_low_prob = -0.1", "size_low_prob"),
+        ("jobs = 100\nruntime_b1 = 0", "runtime_b1"),
+        ("jobs = 100\nruntime_log_max = 0.01", "runtime_log_max"),
+        ("jobs = 100\ndaily_cycle = true", "daily_cycle"),
+        ("jobs = 100\nrequest_model = \"factor\"", "request_factor"),
+        ("jobs = 100\nrequest_factor = 2", "request_factor"),
+        ("jobs = 100\nrequest_model = \"tsafrir\"", "request_model"),
+        (
+            "jobs = 100\nrequest_model = \"factor\"\nrequest_factor = 0.5",
+            "request_factor",
+        ),
+        ("jobs = 1\ntarget_load = 0.5", "target_load"),
+        ("serial_prob = 0.3", "jobs"),
+    ] {
+        let e = err(synthetic(128, params, "easy"));
+        assert!(e.contains(&format!("'{field}'")) || e.contains(field), "{params}: {e}");
+        assert!(e.contains("test.toml:"), "{params}: no file and line: {e}");
+    }
+    // A machine too small for the default split point of the sizes.
+    let e = err(synthetic(4, "jobs = 100", "easy"));
+    assert!(e.contains("size_log_med"), "{e}");
 }

@@ -68,6 +68,15 @@ fn base(family: &str) -> (&'static str, Vec<(&'static str, ParamValue)>) {
     }
 }
 
+/// The job trace of a family that replays one (`[workload]`), for each of its base runs: the
+/// batch family runs once on the KTH log and once on synthetic jobs (no trace, `jobs` set).
+fn workloads(family: &str) -> Vec<Option<Arc<traces::job::Workload>>> {
+    match family {
+        "batch" => vec![workload(family), None],
+        _ => vec![workload(family)],
+    }
+}
+
 /// The job trace of a family that replays one (`[workload]`).
 fn workload(family: &str) -> Option<Arc<traces::job::Workload>> {
     (family == "batch").then(|| {
@@ -139,7 +148,8 @@ const INERT_HERE: &[(&str, &str, &str, &str)] = &[
         "batch",
         "*",
         "kill_at_walltime",
-        "no job of the cleaned KTH log runs past its request (tests/batch_family.rs kills one)",
+        "no job of the cleaned KTH log runs past its request, nor does a synthetic job, whose \
+         request is its run time (tests/batch_family.rs kills one)",
     ),
     (
         "batch",
@@ -193,7 +203,12 @@ fn every_accepted_parameter_changes_the_run_or_is_refused() {
     for family in schedulers::families::all() {
         let (platform_file, params) = base(family.name());
         let platform = Arc::new(platforms::load_platform(&root().join("platforms/data").join(platform_file)).unwrap());
-        for scheduler in family.schedulers() {
+        for (scheduler, workload) in family
+            .schedulers()
+            .iter()
+            .flat_map(|s| workloads(family.name()).into_iter().map(move |w| (s, w)))
+        {
+            let synthetic = family.name() == "batch" && workload.is_none();
             let mut spec = RunSpec {
                 index: 0,
                 platform: Arc::clone(&platform),
@@ -202,11 +217,15 @@ fn every_accepted_parameter_changes_the_run_or_is_refused() {
                 params: BTreeMap::new(),
                 replication: 0,
                 seed: 7,
-                workload: workload(family.name()),
+                workload,
                 tables: family.tables().iter().map(|t| t.name.to_string()).collect(),
             };
             for (k, v) in params.iter().chain(&scheduler_needs(family.name(), scheduler.name)) {
                 spec.params.insert(k.to_string(), v.clone());
+            }
+            if synthetic {
+                // 300 Lublin-Feitelson jobs on grid90's 90 hosts.
+                spec.params.insert("jobs".into(), ParamValue::Int(300));
             }
             let used = family
                 .validate(&spec)
@@ -236,8 +255,9 @@ fn every_accepted_parameter_changes_the_run_or_is_refused() {
                 }
                 if accepted > 0 && !changed && !inert {
                     ignored.push(format!(
-                        "{} / {}: parameter '{name}' = {value} accepted {accepted} other values and the run stayed identical",
+                        "{}{} / {}: parameter '{name}' = {value} accepted {accepted} other values and the run stayed identical",
                         family.name(),
+                        if synthetic { " (synthetic jobs)" } else { "" },
                         scheduler.name
                     ));
                 }

@@ -14,7 +14,8 @@
 //!
 //! [`job`] turns job records into a [`job::Workload`] with a [`job::Selection`]; [`fta`] turns
 //! availability intervals into per-host state profiles; [`info`] summarises a trace;
-//! [`synthetic`] draws workloads from named random streams; [`failures`] draws random per-host
+//! [`synthetic`] draws workloads from named random streams; [`lublin`] draws rigid parallel jobs
+//! from the Lublin–Feitelson model; [`failures`] draws random per-host
 //! availability (exponential or Weibull up and down periods).
 
 pub mod error;
@@ -27,6 +28,7 @@ pub mod hbd;
 pub mod info;
 pub mod input;
 pub mod job;
+pub mod lublin;
 pub mod records;
 pub mod swf;
 pub mod synthetic;

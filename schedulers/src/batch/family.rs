@@ -1,8 +1,12 @@
 //! The batch family (`family = "batch"`): the rigid parallel jobs of a `[workload]` log (SWF or
-//! GWF) scheduled on the platform's hosts by FCFS, EASY, EASY-SJBF, conservative backfilling,
-//! SJF or LJF ([`crate::batch`]).
+//! GWF), or synthetic ones from the Lublin–Feitelson model, scheduled on the platform's hosts by
+//! FCFS, EASY, EASY-SJBF, conservative backfilling, SJF or LJF ([`crate::batch`]).
 //!
 //! # Jobs
+//!
+//! Without a `[workload]`, `jobs` jobs are drawn from the Lublin–Feitelson model with the run's
+//! seed ([`super::synthetic`], [`traces::lublin`]); they are then read as a log's jobs are.
+//! With a log, `jobs` keeps its first N, and the model's parameters are refused.
 //!
 //! Each job of the trace (after the `[workload]` selection, whose `load_scale` divides the
 //! arrival times) is one rigid job: its size is its requested processors (SWF field 8), else
@@ -79,6 +83,7 @@ use traces::info::nearest_rank;
 
 use super::registry;
 use super::sim::{simulate_on, Availability, BatchJob, FinalState, JobResult, OnFailure, Outcome, SimConfig};
+use super::synthetic;
 use crate::family::{
     declared_table, Family, FamilyInfo, Named, ParamReader, ParamValue, RunError, RunOutput, RunSpec, TableInfo,
     UsedParams,
@@ -153,7 +158,8 @@ const TAU_S: Param = Param::real(
 .positive()
 .in_unit("s");
 
-/// The family's own parameters.
+/// The family's own parameters (the synthetic jobs' are also listed in
+/// `synthetic::SYNTHETIC_ONLY`, which a test holds to this list).
 const MODEL: &[Param] = &[
     UNIT,
     RUN_TIME_MODEL,
@@ -162,6 +168,27 @@ const MODEL: &[Param] = &[
     ON_FAILURE,
     MAX_REQUEUES,
     TAU_S,
+    synthetic::JOBS,
+    synthetic::MAX_SIZE,
+    synthetic::SERIAL_PROB,
+    synthetic::POW2_PROB,
+    synthetic::SIZE_LOG_LOW,
+    synthetic::SIZE_LOG_MED,
+    synthetic::SIZE_LOW_PROB,
+    synthetic::RUNTIME_A1,
+    synthetic::RUNTIME_B1,
+    synthetic::RUNTIME_A2,
+    synthetic::RUNTIME_B2,
+    synthetic::RUNTIME_PA,
+    synthetic::RUNTIME_PB,
+    synthetic::RUNTIME_LOG_MAX,
+    synthetic::ARRIVAL_SHAPE,
+    synthetic::ARRIVAL_SCALE,
+    synthetic::ARRIVAL_LOG_MAX,
+    synthetic::DAILY_CYCLE,
+    synthetic::TARGET_LOAD,
+    synthetic::REQUEST_MODEL,
+    synthetic::REQUEST_FACTOR,
 ];
 
 const METRICS: &[Named] = &[
@@ -415,19 +442,13 @@ fn prepare(spec: &ParamReader) -> Result<Prepared, RunError> {
         on_failure,
         max_requeues,
     });
-    let Some(workload) = &spec.workload else {
-        return Err(RunError::Other(
-            "the batch family replays a job log: name one in [workload] (e.g. trace = \
-             \"../traces/data/KTH-SP2-1996-2.1-cln.swf.gz\")"
-                .into(),
-        ));
-    };
-    if workload.jobs.is_empty() {
+    // The log's jobs, or synthetic ones (`synthetic::jobs`).
+    let source = synthetic::jobs(spec, units)?;
+    if source.is_empty() {
         return Err("the workload has no job".into());
     }
     let mut requests_from_runtime = 0;
-    let jobs: Vec<BatchJob> = workload
-        .jobs
+    let jobs: Vec<BatchJob> = source
         .iter()
         .map(|j| {
             let request_s = match j.requested_s {
@@ -686,7 +707,7 @@ fn hosts_table(prepared: &Prepared, outcome: &Outcome) -> Vec<Vec<ParamValue>> {
 const INFO: FamilyInfo = FamilyInfo {
     name: "batch",
     description:
-        "batch scheduling of rigid parallel jobs from a workload log: FCFS, EASY, conservative backfilling, SJF, LJF",
+        "batch scheduling of rigid parallel jobs from a workload log or the Lublin-Feitelson model: FCFS, EASY, conservative backfilling, SJF, LJF",
     schedulers: registry::infos,
     parameters: MODEL,
     metrics: METRICS,
@@ -698,8 +719,9 @@ impl Family for BatchFamily {
         &INFO
     }
 
-    fn draws_random_numbers(&self, _: &RunSpec) -> bool {
-        false
+    /// Synthetic jobs are drawn from the run's seed; a log's are fixed.
+    fn draws_random_numbers(&self, spec: &RunSpec) -> bool {
+        spec.workload.is_none()
     }
 
     fn replays_job_traces(&self) -> bool {

@@ -57,8 +57,8 @@
 //! requeue (the queue renumbered) look at many queued jobs (`gridsim bench batch` measures it;
 //! `docs/batch.md`, "Speed").
 //!
-//! [`family`] is the `batch` family's adapter: parameters, the jobs of `[workload]`, the
-//! platform's host state profiles, metrics (wait, response, bounded slowdown, utilisation,
+//! [`family`] is the `batch` family's adapter: parameters, the jobs of `[workload]` or of the
+//! Lublin–Feitelson model ([`synthetic`]), the platform's host state profiles, metrics (wait, response, bounded slowdown, utilisation,
 //! requeues and failures) and the per-job and per-host tables.
 
 pub mod family;
@@ -67,6 +67,7 @@ pub mod profile;
 pub mod queue;
 pub mod registry;
 pub mod sim;
+pub mod synthetic;
 #[cfg(test)]
 mod tests;
 
