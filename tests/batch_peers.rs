@@ -418,10 +418,15 @@ fn kth_slice_fcfs_and_sjf_agree_with_accasim_and_easy_parts_as_documented() {
     println!("first {KTH_JOBS} jobs of the KTH SP2 log on {KTH_HOSTS} hosts, gridsim against AccaSim:");
     for (policy, (ours, theirs)) in &runs {
         let (same, parting) = agreement(ours, theirs);
-        let before = parting.map_or(ours.len(), |t| ours.values().filter(|j| j.start < t).count());
+        let parting = match parting {
+            None => "none".to_string(),
+            Some(t) => {
+                let before = ours.values().filter(|j| j.start < t).count();
+                format!("at {t} s, after {before} jobs started alike")
+            }
+        };
         println!(
-            "  {policy}: {same} of {} jobs start at the same date; first parting {parting:?} s, \
-             {before} jobs started alike before it",
+            "  {policy}: {same} of {} jobs start at the same date; first parting {parting}",
             ours.len()
         );
     }
