@@ -1,38 +1,39 @@
 #!/usr/bin/env python3
-"""The batch family against AccaSim on the same log: FCFS and EASY backfilling, job by job.
+"""The batch family against AccaSim on the same log: FCFS, SJF and EASY backfilling, job by job.
 
 Replays an SWF log (default: the bundled KTH SP2 log) on N one-core nodes under gridsim's
-`fcfs` and `easy` and under AccaSim's FirstInFirstOut and EASYBackfilling (FirstFit allocator),
-then compares every job's start time and the mean wait. AccaSim is a peer no one here wrote
-(PyPI `accasim`); install it in a virtual environment and run this script with that
-environment's Python:
+`fcfs`, `sjf` and `easy` and under AccaSim's FirstInFirstOut, ShortestJobFirst and
+EASYBackfilling (FirstFit allocator; `scripts/accasim_schedule.py` runs AccaSim), then compares
+every job's start time and the mean wait. AccaSim is a peer no one here wrote (PyPI `accasim`);
+`scripts/test.sh` installs it in `target/peers-venv`. Run this script with that environment's
+Python:
 
-    python3 -m venv /tmp/accasim && /tmp/accasim/bin/pip install accasim
+    scripts/test.sh     # or only its set-up of target/peers-venv
     cargo build --release
-    /tmp/accasim/bin/python scripts/accasim_compare.py [--log FILE.swf.gz] [--nodes 100]
+    target/peers-venv/bin/python scripts/accasim_compare.py [--log FILE.swf.gz] [--nodes 100]
 
-AccaSim 1.1.3 imports `collections.Mapping`, which Python 3.10 removed; the script restores that
-alias before importing it. Start times are compared after shifting AccaSim's (which are absolute
-dates from the log's header) so that the first submission is at the same date in both.
+Start times are compared after shifting AccaSim's so that the first submission is at the same
+date in both. `tests/batch_peers.rs` runs the same comparison on a slice of the log in the test
+suite.
 """
 import argparse
 import collections
-import collections.abc
 import csv
-import datetime
-import gzip
 import os
 import statistics
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
+
+from accasim_schedule import POLICIES, schedule, sliced_log
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
 def gridsim_starts(binary, log, nodes, work):
-    """Runs gridsim's fcfs and easy on `log`; returns {policy: {job_id: (submit, start)}}."""
+    """Runs gridsim's fcfs, sjf and easy on `log`; returns {policy: {job_id: (submit, start)}}."""
     experiment = work / "accasim-compare.toml"
     experiment.write_text(f"""name = "accasim-compare"
 family = "batch"
@@ -51,6 +52,10 @@ name = "fcfs"
 label = "fifo"
 
 [[schedulers]]
+name = "sjf"
+label = "sjf"
+
+[[schedulers]]
 name = "easy"
 label = "easy"
 
@@ -67,37 +72,12 @@ tables = ["jobs"]
 
 
 def accasim_starts(log, nodes, work):
-    """Runs AccaSim's FIFO and EASY on `log`; returns {policy: {job_id: (submit, start)}}."""
-    collections.Mapping = collections.abc.Mapping  # AccaSim 1.1.3 predates Python 3.10
-    from accasim.base.allocator_class import FirstFit
-    from accasim.base.scheduler_class import EASYBackfilling, FirstInFirstOut
-    from accasim.base.simulator_class import Simulator
-
+    """Runs AccaSim's FIFO, SJF and EASY on `log`; returns {policy: {job_id: (submit, start)}}."""
+    os.environ["TZ"] = "UTC"
+    time.tzset()
     plain = work / "log.swf"
-    opener = gzip.open if str(log).endswith(".gz") else open
-    with opener(log, "rt") as src, open(plain, "w") as dst:
-        dst.write(src.read())
-    config = work / "system.config"
-    config.write_text('{"groups": {"g0": {"core": 1}}, "resources": {"g0": %d}}' % nodes)
-
-    def date(text):
-        return datetime.datetime.strptime(text, "%Y-%m-%d %H:%M:%S").replace(
-            tzinfo=datetime.timezone.utc).timestamp()
-
-    starts = {}
-    for name, dispatcher in (("fifo", FirstInFirstOut), ("easy", EASYBackfilling)):
-        folder = work / f"accasim-{name}"
-        Simulator(str(plain), str(config), dispatcher(FirstFit()), RESULTS_FOLDER_PATH=str(folder),
-                  scheduling_output=True, statistics_output=False).start_simulation(system_status=False)
-        jobs = {}
-        # One line per job: "id;user;queued__allocation__start;end;...", dates in UTC.
-        with open(folder / f"sched-{plain.name}") as f:
-            for line in f:
-                head, _allocation, tail = line.strip().split("__")
-                job_id, _user, queued = head.split(";")
-                jobs[int(job_id)] = (date(queued), date(tail.split(";")[0]))
-        starts[name] = jobs
-    return starts
+    sliced_log(log, None, plain)
+    return {p: schedule(plain, nodes, p, work) for p in POLICIES}
 
 
 def main():
@@ -116,7 +96,7 @@ def main():
     print("| policy | jobs | same start | first differing job (submit, gridsim start, AccaSim start) "
           "| mean wait gridsim (s) | mean wait AccaSim (s) |")
     print("|---|---|---|---|---|---|")
-    for policy in ("fifo", "easy"):
+    for policy in POLICIES:
         g, a = ours[policy], theirs[policy]
         shift = min(s for s, _ in a.values()) - min(s for s, _ in g.values())
         common = sorted(set(g) & set(a), key=lambda j: (g[j][1], j))

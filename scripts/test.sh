@@ -7,6 +7,11 @@
 # benchmark (bench/compare.py) also needs SimGrid's C++ headers and library (libsimgrid-dev) and
 # GNU time (time) for peak memory; they are installed here too, so both work after this one
 # command on a fresh machine.
+#
+# The peer-tool tests (tests/batch_peers.rs) run AccaSim and evalys from PyPI in a virtual
+# environment of their own, target/peers-venv (or $GRIDSIM_PEERS_VENV), made here with Debian's
+# python3 and the pinned scripts/peers-requirements.txt; it is rebuilt only when that file
+# changes. Those tests fail (never skip) without it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -14,12 +19,22 @@ missing=()
 /usr/bin/python3 -c 'import simgrid' >/dev/null 2>&1 || missing+=(python3-simgrid)
 [ -f /usr/include/simgrid/s4u.hpp ] || missing+=(libsimgrid-dev)
 [ -x /usr/bin/time ] || missing+=(time)
+/usr/bin/python3 -c 'import ensurepip' >/dev/null 2>&1 || missing+=(python3-venv)
 if [ ${#missing[@]} -gt 0 ]; then
-    echo "test.sh: installing ${missing[*]} (SimGrid 3.32 for the agreement tests and benchmarks)" >&2
+    echo "test.sh: installing ${missing[*]} (SimGrid 3.32 for the agreement tests and benchmarks, venv for the peer tools)" >&2
     SUDO=""
     if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
     $SUDO apt-get update
     DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y "${missing[@]}"
+fi
+
+export GRIDSIM_PEERS_VENV="${GRIDSIM_PEERS_VENV:-$PWD/target/peers-venv}"
+if ! cmp -s scripts/peers-requirements.txt "$GRIDSIM_PEERS_VENV/requirements.txt"; then
+    echo "test.sh: installing AccaSim and evalys in $GRIDSIM_PEERS_VENV (tests/batch_peers.rs)" >&2
+    /usr/bin/python3 -m venv --clear "$GRIDSIM_PEERS_VENV"
+    "$GRIDSIM_PEERS_VENV/bin/pip" install --quiet --disable-pip-version-check --no-input \
+        -r scripts/peers-requirements.txt
+    cp scripts/peers-requirements.txt "$GRIDSIM_PEERS_VENV/requirements.txt"
 fi
 
 cargo test --workspace --release --locked

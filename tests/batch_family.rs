@@ -126,6 +126,13 @@ fn a_hand_made_log_gives_the_hand_worked_schedule() {
                 "COMPLETED_WALLTIME_REACHED"
             ]
         );
+        // Batsim's other columns: success is 0 for the killed job; a job of the trace model
+        // holds its hosts for a fixed time, Batsim's delay profile; no energy model (-1).
+        assert_eq!(text("success"), ["1", "1", "0"]);
+        assert_eq!(text("workload_name"), ["w0"; 3]);
+        assert_eq!(text("profile"), ["delay"; 3]);
+        assert_eq!(floats(&out, "consumed_energy"), [-1.0; 3]);
+        assert_eq!(text("metadata"), [""; 3]);
     }
     // LJF takes J3 (20 s) before J2 (10 s) at 2, and J3 fits beside J1: J3 2-22 (killed), J2
     // 22-32.
@@ -208,6 +215,9 @@ fn the_speed_model_scales_run_times_by_the_slowest_host() {
         [10.0, 11.0, 2.0 + 30.0 * (534e6 / 1395e6), 16.0]
     );
     assert_eq!(out.metrics["jobs_killed"], 0.0);
+    // The same work on every host, done when the slowest is: Batsim's parallel_homogeneous.
+    let profiles: Vec<String> = column(&out, "profile").iter().map(|v| v.to_string()).collect();
+    assert_eq!(profiles, ["parallel_homogeneous"; 4]);
     let out = run(&text("run_time_model = \"speed\""));
     assert_eq!(out.metrics["jobs_killed"], 4.0);
     let out = run(&text(""));

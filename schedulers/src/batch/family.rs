@@ -283,16 +283,21 @@ const METRICS: &[Named] = &[
     },
 ];
 
-/// `jobs`: Batsim's `_jobs.csv` column names (so that evalys and Batsim users' scripts read the
-/// table), then the bounded slowdown. `hosts`: one row per job and host, for Gantt charts.
+/// `jobs`: Batsim's `_jobs.csv` columns in Batsim's order (so that evalys and Batsim users'
+/// scripts read the table: evalys's Gantt chart labels jobs by `workload_name`), then the bounded
+/// slowdown. `hosts`: one row per job and host, for Gantt charts.
 const TABLES: &[TableInfo] = &[TableInfo {
     name: "jobs",
-    description: "per job that ran (a requeued job: its last execution), Batsim's columns: id as written, submit, size, request, start, held time, end, wait, response, stretch (response / held time), units held (Batsim's interval set, 0-based unit numbers in platform order), COMPLETED_SUCCESSFULLY, COMPLETED_WALLTIME_REACHED or COMPLETED_FAILED (ended by a host failure, on_failure = fail); then the bounded slowdown",
+    description: "per job that ran (a requeued job: its last execution), Batsim's columns in Batsim's order: id as written, workload w0, profile (delay under the trace run-time model, parallel_homogeneous under speed), submit, size, request, success (1, or 0 when killed at its request or by a failure), COMPLETED_SUCCESSFULLY, COMPLETED_WALLTIME_REACHED or COMPLETED_FAILED (ended by a host failure, on_failure = fail), start, held time, end, wait, response, stretch (response / held time), units held (Batsim's interval set, 0-based unit numbers in platform order), consumed energy (-1: not modelled), metadata (empty); then the bounded slowdown",
     columns: &[
         "job_id",
+        "workload_name",
+        "profile",
         "submission_time",
         "requested_number_of_resources",
         "requested_time",
+        "success",
+        "final_state",
         "starting_time",
         "execution_time",
         "finish_time",
@@ -300,7 +305,8 @@ const TABLES: &[TableInfo] = &[TableInfo {
         "turnaround_time",
         "stretch",
         "allocated_resources",
-        "final_state",
+        "consumed_energy",
+        "metadata",
         "bounded_slowdown",
     ],
 },
@@ -627,9 +633,21 @@ fn jobs_table(prepared: &Prepared, outcome: &Outcome) -> Vec<Vec<ParamValue>> {
             let turnaround = r.end_s - job.submit_s;
             vec![
                 Int(job.id),
+                // A run replays one workload.
+                Str("w0".into()),
+                // Batsim's profile that holds the hosts as each run-time model does: a fixed
+                // time, or the same work on every host, done when the slowest host is.
+                Str(if prepared.slowness.is_some() {
+                    "parallel_homogeneous"
+                } else {
+                    "delay"
+                }
+                .into()),
                 Float(job.submit_s),
                 Int(job.size as i64),
                 Float(job.request_s),
+                Int(matches!(r.state, FinalState::Completed) as i64),
+                Str(state_name(r.state).into()),
                 Float(r.start_s),
                 Float(run),
                 Float(r.end_s),
@@ -645,7 +663,9 @@ fn jobs_table(prepared: &Prepared, outcome: &Outcome) -> Vec<Vec<ParamValue>> {
                     1.0
                 }),
                 Str(interval_set(&r.units)),
-                Str(state_name(r.state).into()),
+                // Batsim writes -1 when energy is not simulated; it is not here.
+                Float(-1.0),
+                Str(String::new()),
                 Float(bounded_slowdown(wait, run, prepared.tau_s)),
             ]
         })
