@@ -118,6 +118,10 @@ fn a_hand_made_log_gives_the_hand_worked_schedule() {
             ],
             "{scheduler}"
         );
+        // Each row names its job's user, SWF field 12: users 1, 2 and 1 in the log.
+        let user = out.tables["hosts"].columns.iter().position(|c| c == "user").unwrap();
+        let users: Vec<String> = out.tables["hosts"].rows.iter().map(|r| r[user].to_string()).collect();
+        assert_eq!(users, ["1", "1", "2", "2", "2", "2", "1"], "{scheduler}");
         assert_eq!(
             text("final_state"),
             [

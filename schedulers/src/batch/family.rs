@@ -317,8 +317,8 @@ TableInfo {
 },
 TableInfo {
     name: "hosts",
-    description: "per execution and unit it held (a Gantt chart's rectangles, `kind = \"timeline\"`), by job then start: the unit's host (0-based, platform order), the unit (the host, or with unit = \"core\" the core's number over all hosts), job id as written, start, end, the job's size, how the execution ended (the jobs table's final states, or COMPLETED_KILLED for one a host failure killed and requeued)",
-    columns: &["host", "unit", "job_id", "start_s", "end_s", "size", "final_state"],
+    description: "per execution and unit it held (a Gantt chart's rectangles, `kind = \"timeline\"`), by job then start: the unit's host (0-based, platform order), the unit (the host, or with unit = \"core\" the core's number over all hosts), job id as written, start, end, the job's size, how the execution ended (the jobs table's final states, or COMPLETED_KILLED for one a host failure killed and requeued), the job's user as the log writes it (SWF field 12; -1 when unknown, and for synthetic jobs), so that a Gantt chart can colour by user",
+    columns: &["host", "unit", "job_id", "start_s", "end_s", "size", "final_state", "user"],
 },
 TableInfo {
     name: "downtime",
@@ -329,6 +329,8 @@ TableInfo {
 /// A run's jobs and settings, read and checked.
 struct Prepared {
     jobs: Vec<BatchJob>,
+    /// Each job's user as the log writes it, -1 when unknown (the `hosts` table's colour key).
+    users: Vec<i64>,
     /// `run_time_model = "speed"`: each unit's reference speed / its host's speed.
     slowness: Option<Vec<f64>>,
     /// The hosts with a state profile, if any.
@@ -473,6 +475,7 @@ fn prepare(spec: &ParamReader) -> Result<Prepared, RunError> {
             }
         })
         .collect();
+    let users: Vec<i64> = source.iter().map(|j| j.user.unwrap_or(-1)).collect();
     if let Some(bad) = jobs
         .iter()
         .find(|j| !(j.runtime_s.is_finite() && j.runtime_s >= 0.0 && j.submit_s.is_finite() && j.submit_s >= 0.0))
@@ -491,6 +494,7 @@ fn prepare(spec: &ParamReader) -> Result<Prepared, RunError> {
     }
     Ok(Prepared {
         jobs,
+        users,
         slowness,
         availability,
         unit_host,
@@ -717,6 +721,7 @@ fn hosts_table(prepared: &Prepared, outcome: &Outcome) -> Vec<Vec<ParamValue>> {
                     Float(r.end_s),
                     Int(job.size as i64),
                     Str(state_name(r.state).into()),
+                    Int(prepared.users[r.index]),
                 ]);
             }
         }
