@@ -21,6 +21,7 @@ pub mod error;
 pub mod generators;
 pub mod profile_text;
 mod toml_format;
+pub mod topology;
 pub mod units;
 mod xml;
 mod xml_tree;
