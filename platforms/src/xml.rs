@@ -2,7 +2,8 @@
 //!
 //! Supported: `platform` (version 4 or 4.1), `config`/`prop`, `zone` with routing `Full`,
 //! `Floyd`, `Dijkstra`, `DijkstraCache` or `Cluster`, `host` (+ `prop`, `disk`), `router`,
-//! `link`, `route`, `zoneRoute`, `link_ctn`, `cluster` (FLAT topology), `host_link` and
+//! `link`, `route`, `zoneRoute`, `link_ctn`, `cluster` (FLAT, TORUS, FAT_TREE and DRAGONFLY
+//! topologies, the last three built by [`crate::topology`]), `host_link` and
 //! `backbone` (in `routing="Cluster"` zones), `trace` and `trace_connect`. What each becomes is
 //! documented on the functions below and in `docs/platforms.md`; so is the short list of
 //! elements and attributes that SimGrid accepts and this importer ignores. Everything else is an
@@ -888,9 +889,10 @@ impl<'a, 'input> Ctx<'a, 'input> {
         }
     }
 
-    /// `<cluster>`: a Star zone expanded as SimGrid 3.32 does (see
-    /// [`Builder::fill_cluster`]). Only `topology="FLAT"`; `topo_parameters` is then ignored, as
-    /// are `prop` children (zone properties).
+    /// `<cluster>`: with `topology="FLAT"` (the default), a Star zone expanded as SimGrid 3.32
+    /// does (see [`Builder::fill_cluster`]), `topo_parameters` ignored; with TORUS, FAT_TREE or
+    /// DRAGONFLY, see [`Ctx::topology_cluster`]. `prop` children (zone properties) are checked
+    /// and ignored.
     fn cluster(&mut self, node: Node, parent: Option<ZoneId>) -> Res<()> {
         self.check_attrs(
             node,
