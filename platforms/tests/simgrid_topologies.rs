@@ -157,6 +157,28 @@ fn check(instances: &[(&str, String)]) {
     );
 }
 
+/// Topology clusters among other zones, reached through zoneRoutes whose gateways are their
+/// hosts (SimGrid builds no router for them), and a fat tree as the root zone.
+#[test]
+fn topology_clusters_in_a_hierarchy_match_simgrid() {
+    let mixed = platform(&[
+        cluster("t", "t", "TORUS", "3,2", "0-5", LIMITER),
+        cluster("d", "d", "DRAGONFLY", "2,1;1,1;2,1;1", "0-3", ""),
+        r#"<zone id="z" routing="Full"><host id="h" speed="1Gf"/></zone>
+<link id="wan" bandwidth="10MBps" latency="10ms"/>
+<link id="wan2" bandwidth="10MBps" latency="20ms" sharing_policy="SPLITDUPLEX"/>
+<zoneRoute src="t" dst="z" gw_src="t4.org" gw_dst="h"><link_ctn id="wan"/></zoneRoute>
+<zoneRoute src="d" dst="t" gw_src="d3.org" gw_dst="t1.org"><link_ctn id="wan2" direction="UP"/></zoneRoute>"#
+            .to_string(),
+    ]);
+    let root = format!(
+        "<?xml version='1.0'?>\n<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n\
+         <platform version=\"4.1\">\n{}\n</platform>\n",
+        cluster("f", "f", "FAT_TREE", "1;3;2;1", "0-2", LOOPBACK)
+    );
+    check(&[("mixed_zones", mixed), ("fat_tree_root", root)]);
+}
+
 #[test]
 fn torus_links_and_routes_match_simgrid() {
     let t = |params: &str, radical: &str, extra: &str| platform(&[cluster("t", "n", "TORUS", params, radical, extra)]);
