@@ -17,10 +17,12 @@
 //! next, as SimGrid's counters do.
 //!
 //! Routing (destination-mod-k): going up from a node of level `l` that is not an ancestor of
-//! the destination, take parent port `(position / (w1...wl)) mod w(l+1)` (of the destination);
-//! going down, scan the current switch's child ports in order and follow every port `i` with
-//! `i mod m(level) == label(destination)[level - 1]`, where the scan goes on from the next port
-//! of the node just reached (SimGrid's loop keeps its counter across the step down). Limiters:
+//! the destination, take parent port `(position_dst / (w1...wl)) mod (w(l+1)·p(l+1))`, which
+//! spreads destinations over the parallel links too; going down from a switch of level `L`,
+//! the source picks the parallel link: scan the child ports from `(position_src mod pL)·mL`
+//! and follow every port `i` with `i mod mL == label_dst[L - 1]`, the scan going on from the
+//! next port on the node just reached (SimGrid's loop keeps its counter across the step down)
+//! and starting afresh at the next level otherwise. Limiters:
 //! before each up link the limiter of the node it leaves, after each down link the limiter of
 //! the switch it leaves, and the destination's at the end. A host reaches itself through its
 //! loopback, or without one through its first switch and back.
