@@ -6,6 +6,7 @@
 //! - [`load_platform`]: reads either from disk, by extension.
 //! - [`parse_profile`]: SimGrid's profile text format (`date value`, `LOOPAFTER`, `PERIODICITY`);
 //!   the measured semantics are in [`profile_text`].
+//! - [`topology`]: SimGrid 3.32's TORUS, FAT_TREE and DRAGONFLY clusters (links and routes).
 //! - [`units`]: SimGrid unit strings (`98.095Mf`, `125MBps`, `50us`, `1GiB`).
 //! - [`random_grid`] and [`homogeneous_cluster`]: generators.
 //!
@@ -21,6 +22,7 @@ pub mod error;
 pub mod generators;
 pub mod profile_text;
 mod toml_format;
+pub mod topology;
 pub mod units;
 mod xml;
 mod xml_tree;

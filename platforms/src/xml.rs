@@ -2,7 +2,8 @@
 //!
 //! Supported: `platform` (version 4 or 4.1), `config`/`prop`, `zone` with routing `Full`,
 //! `Floyd`, `Dijkstra`, `DijkstraCache` or `Cluster`, `host` (+ `prop`, `disk`), `router`,
-//! `link`, `route`, `zoneRoute`, `link_ctn`, `cluster` (FLAT topology), `host_link` and
+//! `link`, `route`, `zoneRoute`, `link_ctn`, `cluster` (FLAT, TORUS, FAT_TREE and DRAGONFLY
+//! topologies, the last three built by [`crate::topology`]), `host_link` and
 //! `backbone` (in `routing="Cluster"` zones), `trace` and `trace_connect`. What each becomes is
 //! documented on the functions below and in `docs/platforms.md`; so is the short list of
 //! elements and attributes that SimGrid accepts and this importer ignores. Everything else is an
@@ -18,6 +19,7 @@ use crate::builder::{parse_radicals, Builder, ClusterPart, ClusterSpec, Directio
 use crate::check_setting;
 use crate::error::{line_at_offset, ErrorKind, Field, PlatformError};
 use crate::profile_text::{parse_profile, parse_profile_with_periodicity};
+use crate::topology::{ClusterLinks, Counters, Topology};
 use crate::units::{self, Quantity};
 use crate::FileResolver;
 
@@ -43,6 +45,7 @@ pub fn parse_simgrid_xml(text: &str, file: &str, files: &mut dyn FileResolver) -
         traces: BTreeMap::new(),
         connects: Vec::new(),
         root_seen: false,
+        counters: Counters::default(),
     };
     let root = doc.root_element();
     if root.name() != "platform" || root.has_namespace() {
@@ -74,6 +77,8 @@ struct Ctx<'a, 'input> {
     traces: BTreeMap<String, Profile>,
     connects: Vec<Connect>,
     root_seen: bool,
+    /// SimGrid's per-process numbering of topology links and fat-tree leaves.
+    counters: Counters,
 }
 
 type Res<T> = Result<T, PlatformError>;
@@ -884,9 +889,10 @@ impl<'a, 'input> Ctx<'a, 'input> {
         }
     }
 
-    /// `<cluster>`: a Star zone expanded as SimGrid 3.32 does (see
-    /// [`Builder::fill_cluster`]). Only `topology="FLAT"`; `topo_parameters` is then ignored, as
-    /// are `prop` children (zone properties).
+    /// `<cluster>`: with `topology="FLAT"` (the default), a Star zone expanded as SimGrid 3.32
+    /// does (see [`Builder::fill_cluster`]), `topo_parameters` ignored; with TORUS, FAT_TREE or
+    /// DRAGONFLY, see [`Ctx::topology_cluster`]. `prop` children (zone properties) are checked
+    /// and ignored.
     fn cluster(&mut self, node: Node, parent: Option<ZoneId>) -> Res<()> {
         self.check_attrs(
             node,
@@ -926,13 +932,7 @@ impl<'a, 'input> Ctx<'a, 'input> {
             )
         })?;
         let topology = node.attribute("topology").unwrap_or("FLAT");
-        if topology != "FLAT" {
-            return Err(self.err_at(
-                node,
-                Some("topology"),
-                ErrorKind::Unsupported(format!("topology=\"{topology}\"")),
-            ));
-        }
+        let topology = self.choice(node, "topology", topology, &["FLAT", "TORUS", "FAT_TREE", "DRAGONFLY"])?;
         let speed_text = self.req(node, "speed")?;
         let mut speed = None;
         for part in speed_text.split(',') {
@@ -982,6 +982,28 @@ impl<'a, 'input> Ctx<'a, 'input> {
             }
             self.prop(child)?;
         }
+        if topology != "FLAT" {
+            let links = ClusterLinks {
+                id,
+                radicals,
+                bandwidth: bw,
+                latency: lat,
+                split: policy == LinkPolicy::SplitDuplex,
+                loopback,
+                limiter,
+            };
+            let host = |name: String| {
+                let mut h = Host::new(name, speed);
+                h.cores = cores;
+                h
+            };
+            let hosts: Vec<Host> = links
+                .radicals
+                .iter()
+                .map(|r| host(format!("{prefix}{r}{suffix}")))
+                .collect();
+            return self.topology_cluster(node, parent, topology, links, hosts);
+        }
         let zone = match parent {
             Some(p) => self.b.add_zone(p, &id, ZoneRouting::Star),
             None => self.b.configure_root(&id, ZoneRouting::Star),
@@ -1011,6 +1033,100 @@ impl<'a, 'input> Ctx<'a, 'input> {
             };
             self.err_at(node, Some(field), e)
         })
+    }
+
+    /// A `<cluster>` with `topology` TORUS, FAT_TREE or DRAGONFLY: a Full zone holding the
+    /// hosts, the topology's links and one route per ordered host pair, all as SimGrid 3.32
+    /// builds them (see [`crate::topology`]). SimGrid creates no backbone and no router for
+    /// these clusters, so `bb_*` and `router_id` are refused rather than ignored; the radical
+    /// must list exactly as many hosts as the topology has (SimGrid aborts with fewer and
+    /// ignores the extra ones).
+    fn topology_cluster(
+        &mut self,
+        node: Node,
+        parent: Option<ZoneId>,
+        topology: &str,
+        links: ClusterLinks,
+        hosts: Vec<Host>,
+    ) -> Res<()> {
+        for attr in ["bb_bw", "bb_lat", "bb_sharing_policy", "router_id"] {
+            if let Some(value) = self.opt(node, attr) {
+                return Err(self.err_at(
+                    node,
+                    Some(attr),
+                    ErrorKind::BadValue {
+                        value: value.into(),
+                        reason: format!(
+                            "a {topology} cluster has no backbone and no router (SimGrid 3.32 ignores \
+                             this attribute there): remove it"
+                        ),
+                    },
+                ));
+            }
+        }
+        let parameters = self.req(node, "topo_parameters")?;
+        let bad = |ctx: &Self, reason: String| {
+            ctx.err_at(
+                node,
+                Some("topo_parameters"),
+                ErrorKind::BadValue {
+                    value: parameters.into(),
+                    reason,
+                },
+            )
+        };
+        let shape = Topology::parse(topology, parameters).map_err(|r| bad(self, r))?;
+        if hosts.len() != shape.hosts() {
+            return Err(self.err_at(
+                node,
+                Some("radical"),
+                ErrorKind::BadValue {
+                    value: node.attribute("radical").unwrap_or("").into(),
+                    reason: format!(
+                        "lists {} host(s) but topology {topology} \"{parameters}\" has {} hosts",
+                        hosts.len(),
+                        shape.hosts()
+                    ),
+                },
+            ));
+        }
+        let layout = shape.layout(&links, &mut self.counters);
+        let layout = layout.map_err(|r| bad(self, r))?;
+        let zone = match parent {
+            Some(p) => self.b.add_zone(p, &links.id, ZoneRouting::Full),
+            None => self.b.configure_root(&links.id, ZoneRouting::Full),
+        }
+        .map_err(|e| self.err_at(node, Some("id"), e))?;
+        let mut points = Vec::with_capacity(hosts.len());
+        for h in hosts {
+            let id = self
+                .b
+                .add_host(zone, h)
+                .map_err(|e| self.err_at(node, Some("radical"), e))?;
+            points.push(NetPoint::Host(id));
+        }
+        let mut ids = Vec::with_capacity(layout.links.len());
+        for l in &layout.links {
+            let policy = if l.fatpipe {
+                LinkPolicy::Fatpipe
+            } else {
+                LinkPolicy::Shared
+            };
+            let (id, _) = self
+                .b
+                .add_link(&l.name, l.bandwidth, l.latency, policy, LinkProfiles::default())
+                .map_err(|e| self.err_at(node, Some("id"), e))?;
+            ids.push(id);
+        }
+        for (s, &src) in points.iter().enumerate() {
+            for (d, &dst) in points.iter().enumerate() {
+                let route = layout.route(s, d).iter().map(|&l| ids[l as usize]).collect();
+                self.b
+                    .add_route(zone, src, dst, route, None, false)
+                    .map_err(|e| self.err_at(node, None, e))?;
+            }
+        }
+        Ok(())
     }
 
     /// `<trace id periodicity [file]>text</trace>`: a named profile for `trace_connect`.

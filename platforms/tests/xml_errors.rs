@@ -254,8 +254,8 @@ fn routing_errors() {
         "p.xml:4: zone 'y': attribute 'routing': not supported: routing=\"Vivaldi\""
     );
     assert_eq!(
-        message("<cluster id=\"c\" prefix=\"n\" suffix=\"\" radical=\"0-1\" speed=\"1Gf\" bw=\"1Bps\" lat=\"0\" topology=\"TORUS\"/>"),
-        "p.xml:4: cluster 'c': attribute 'topology': not supported: topology=\"TORUS\""
+        message("<zone id=\"y\" routing=\"ClusterTorus\"/>"),
+        "p.xml:4: zone 'y': attribute 'routing': not supported: routing=\"ClusterTorus\""
     );
     let zones = "<zone id=\"z1\" routing=\"Full\"><host id=\"a\" speed=\"1f\"/></zone>\n<zone id=\"z2\" routing=\"Full\"><host id=\"b\" speed=\"1f\"/></zone>\n<link id=\"l\" bandwidth=\"1Bps\"/>";
     assert_eq!(
@@ -341,4 +341,93 @@ fn mutated_inputs_never_panic() {
             }
         }
     }
+}
+
+/// A topology cluster on line 4 with `attrs` (its own `topology`, `topo_parameters`, `radical`).
+fn topology(attrs: &str) -> String {
+    message(&format!(
+        "<cluster id=\"c\" prefix=\"n\" suffix=\"\" speed=\"1Gf\" bw=\"1GBps\" lat=\"1us\" {attrs}/>"
+    ))
+}
+
+#[test]
+fn topology_parameters_are_checked() {
+    let bad = |attrs: &str, why: &str| {
+        let m = topology(attrs);
+        assert!(
+            m.starts_with("p.xml:4: cluster 'c': attribute 'topo_parameters': bad value"),
+            "{m}"
+        );
+        assert!(m.contains(why), "{m}\nshould say: {why}");
+    };
+    bad(
+        r#"topology="TORUS" topo_parameters="2,x" radical="0-3""#,
+        "dimension 2 must be a positive integer, got \"x\"",
+    );
+    bad(
+        r#"topology="TORUS" topo_parameters="2,0" radical="0-3""#,
+        "dimension 2 must be positive, got 0",
+    );
+    bad(
+        r#"topology="TORUS" topo_parameters="" radical="0-3""#,
+        "dimension 1 must be a positive integer",
+    );
+    bad(
+        r#"topology="TORUS" topo_parameters="64,64" radical="0-4095""#,
+        "4096 hosts",
+    );
+    bad(
+        r#"topology="FAT_TREE" topo_parameters="2;2,2;1,2" radical="0-3""#,
+        "4 parts separated by ';'), got 3",
+    );
+    bad(
+        r#"topology="FAT_TREE" topo_parameters="2;2,2,2;1,2;1,1" radical="0-3""#,
+        "2 level(s) but the children count list has 3",
+    );
+    bad(
+        r#"topology="FAT_TREE" topo_parameters="2;2,2;1,-2;1,1" radical="0-3""#,
+        "the parents count of level 2 must be a positive integer",
+    );
+    bad(
+        r#"topology="FAT_TREE" topo_parameters="2;2,2;2,2;1,1" radical="0-3" limiter_link="1GBps""#,
+        "this tree has 8 switches for 4 hosts",
+    );
+    bad(
+        r#"topology="DRAGONFLY" topo_parameters="2,1;2;2,1;1" radical="0-7""#,
+        "the chassis part must be \"chassis,black links\"",
+    );
+    bad(
+        r#"topology="DRAGONFLY" topo_parameters="3,1;1,1;2,1;1" radical="0-5""#,
+        "3 groups but 2 routers per chassis",
+    );
+    bad(
+        r#"topology="DRAGONFLY" topo_parameters="2,1;1,1;2,1;0" radical="0-3""#,
+        "hosts per router must be positive",
+    );
+    assert_eq!(
+        topology(r#"topology="TORUS" radical="0-3""#),
+        "p.xml:4: cluster 'c': attribute 'topo_parameters': missing"
+    );
+    assert_eq!(
+        topology(r#"topology="TORUS" topo_parameters="2,2" radical="0-2""#),
+        "p.xml:4: cluster 'c': attribute 'radical': bad value \"0-2\": lists 3 host(s) but topology TORUS \
+         \"2,2\" has 4 hosts"
+    );
+    assert_eq!(
+        topology(r#"topology="TORUS" topo_parameters="2,2" radical="0-3" router_id="r""#),
+        "p.xml:4: cluster 'c': attribute 'router_id': bad value \"r\": a TORUS cluster has no backbone and no \
+         router (SimGrid 3.32 ignores this attribute there): remove it"
+    );
+    assert!(topology(r#"topology="RING" topo_parameters="2" radical="0-1""#)
+        .contains("attribute 'topology': bad value \"RING\": expected one of FLAT, TORUS, FAT_TREE, DRAGONFLY"));
+}
+
+#[test]
+fn topology_names_collide_with_other_elements() {
+    // The torus hosts n0..n3 and a host declared before it.
+    let m = message(
+        "<host id=\"n2\" speed=\"1Gf\"/>\n<cluster id=\"c\" prefix=\"n\" suffix=\"\" speed=\"1Gf\" bw=\"1GBps\" \
+         lat=\"1us\" topology=\"TORUS\" topo_parameters=\"4\" radical=\"0-3\"/>",
+    );
+    assert_eq!(m, "p.xml:5: cluster 'c': attribute 'radical': duplicate host 'n2'");
 }

@@ -3,6 +3,7 @@
 Run with the system python that has python3-simgrid 3.32:
     /usr/bin/python3 dump_routes.py platform.xml > platform.routes
     /usr/bin/python3 dump_routes.py --digest platform.xml
+    /usr/bin/python3 dump_routes.py --links platform.xml
 
 
 One line per ordered pair of hosts (sorted by name): `src dst latency : link link ...`.
@@ -10,6 +11,9 @@ SimGrid's implicit `__loopback__` (used when a host talks to itself without a de
 route) is written as an empty route, and a missing route as `NOROUTE`. Routes are queried
 from inside a running actor: before the engine runs, Floyd and Dijkstra zones are not sealed
 and answer wrongly.
+
+With --links, first prints every link but SimGrid's own `__loopback__`, sorted by name, one
+line each: `LINK name bandwidth latency` (Python reprs: they read back bit for bit).
 
 With --digest, prints instead the FNV-1a 64-bit hash of the lines
 `src dst <latency as 16 hex digits of its IEEE-754 bits> : link link ...` (or
@@ -21,7 +25,8 @@ import sys
 import simgrid
 
 digest = "--digest" in sys.argv[1:]
-path = [a for a in sys.argv[1:] if a != "--digest"][0]
+with_links = "--links" in sys.argv[1:]
+path = [a for a in sys.argv[1:] if not a.startswith("--")][0]
 engine = simgrid.Engine(["dump_routes", "--log=root.thres:critical"])
 engine.load_platform(path)
 hosts = sorted(engine.all_hosts, key=lambda h: h.name)
@@ -29,6 +34,10 @@ hosts = sorted(engine.all_hosts, key=lambda h: h.name)
 
 def main():
     out = []
+    if with_links:
+        for link in sorted(engine.all_links, key=lambda link: link.name):
+            if link.name != "__loopback__":
+                out.append("LINK %s %r %r" % (link.name, link.bandwidth, link.latency))
     for a in hosts:
         for b in hosts:
             try:
