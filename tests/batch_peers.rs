@@ -26,8 +26,8 @@ use support::{gridsim, root};
 
 /// Hosts of the KTH SP2 machine, one processor each (the log's MaxProcs).
 const KTH_HOSTS: u32 = 100;
-/// Jobs of the KTH slice: enough for EASY to part from AccaSim and for thousands of FCFS and
-/// SJF starts, with AccaSim's three runs in about 25 s.
+/// Jobs of the KTH slice: enough for EASY to part from AccaSim (at the log's 67th job) and for
+/// thousands of FCFS and SJF starts, while keeping AccaSim's three runs short for CI.
 const KTH_JOBS: usize = 5000;
 
 /// The Python of the peer tools' virtual environment, after checking that it imports both.

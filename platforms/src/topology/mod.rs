@@ -40,8 +40,8 @@ pub use fat_tree::FatTree;
 pub use torus::Torus;
 
 /// Largest number of hosts a topology cluster may have: its `n²` routes are stored explicitly,
-/// so memory grows with `n²` times the route length (a 32×32 torus with limiters, routes of
-/// up to 65 links, takes 380 MB and 1.6 s to load; 64×32 takes 2 GB).
+/// so memory grows with `n²` times the route length (up to 65 links a route on a 32×32 torus
+/// with limiters, about a million routes), and twice this many hosts would need gigabytes.
 pub const MAX_HOSTS: usize = 1024;
 
 /// A parsed `topology` + `topo_parameters`.
