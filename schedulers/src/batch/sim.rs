@@ -239,8 +239,10 @@ pub fn simulate_on(
     let mut free: BTreeSet<u32> = (0..config.units).collect();
     let mut units_up = config.units;
     let mut queue = Queue::default();
-    // Whether each queue slot was picked at the current decision (cleared after it).
+    // Whether each queue slot was picked at the current decision, and those slots (both
+    // cleared after it, and kept so that a decision allocates nothing of its own).
     let mut taken: Vec<bool> = Vec::new();
+    let mut slots: Vec<usize> = Vec::new();
     let mut running: Vec<RunningJob> = Vec::new();
     let mut running_pos: Vec<usize> = vec![usize::MAX; jobs.len()];
     let mut completions: BinaryHeap<Reverse<Completion>> = BinaryHeap::new();
@@ -445,7 +447,6 @@ pub fn simulate_on(
             };
             let picks = policy.decide(&view);
             taken.resize(queue.joined(), false);
-            let mut slots = Vec::with_capacity(picks.len());
             for &pos in &picks {
                 let Some(slot) = queue.slot_at(pos) else {
                     return Err(format!("the policy started queue position {pos} of {}", queue.len()));
@@ -516,7 +517,7 @@ pub fn simulate_on(
                 }));
                 seq += 1;
             }
-            for slot in slots {
+            for slot in slots.drain(..) {
                 taken[slot] = false;
                 queue.remove(slot);
             }
