@@ -8,16 +8,14 @@ one-policy experiment as a process (reading and decompressing the log, writing t
 figures), and the simulation alone as `gridsim bench batch` times it. Prints a table with the
 speed ratios. The schedules themselves are compared by scripts/accasim_compare.py.
 
-    python3 -m venv /tmp/accasim && /tmp/accasim/bin/pip install accasim
+    scripts/test.sh        # fills target/peers-venv with the pinned AccaSim
     cargo build --release
-    /tmp/accasim/bin/python bench/batch_vs_accasim.py [--log FILE.swf.gz] [--nodes 100] [--repeat 3]
+    target/peers-venv/bin/python bench/batch_vs_accasim.py [--log FILE.swf.gz] [--nodes 100] [--repeat 3]
 
-AccaSim 1.1.3 imports `collections.Mapping`, which Python 3.10 removed; the script restores that
-alias before importing it.
+AccaSim is set up as scripts/accasim_schedule.py sets it up for the schedule comparison
+(the same machine, experiment text and Python 3.10 alias).
 """
 import argparse
-import collections
-import collections.abc
 import gzip
 import os
 import re
@@ -28,26 +26,11 @@ import tempfile
 import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
+from accasim_schedule import gridsim_experiment, simulator  # noqa: E402  (the shared AccaSim side)
+
 ROOT = Path(__file__).resolve().parent.parent
 POLICIES = (("fcfs", "FIFO"), ("easy", "EASY"))
-
-
-def experiment_text(log, nodes, policy):
-    return f"""name = "batch-vs-accasim"
-family = "batch"
-seed = 1
-replications = 1
-
-[platform]
-generator = "homogeneous_cluster"
-params = {{ hosts = {nodes}, speed_flops = 1e9, bandwidth_bytes_per_s = 1.25e8, latency_s = 5e-5, backbone_bandwidth_bytes_per_s = 1e9, backbone_latency_s = 5e-4 }}
-
-[workload]
-trace = "{log}"
-
-[[schedulers]]
-name = "{policy}"
-"""
 
 
 def gridsim_times(binary, log, nodes, repeat, work):
@@ -55,7 +38,7 @@ def gridsim_times(binary, log, nodes, repeat, work):
     times = {}
     for policy, _ in POLICIES:
         experiment = work / f"{policy}.toml"
-        experiment.write_text(experiment_text(log, nodes, policy))
+        experiment.write_text(gridsim_experiment(log, nodes, [(policy, policy)]))
         runs = []
         for k in range(repeat):
             start = time.perf_counter()
@@ -74,27 +57,17 @@ def gridsim_times(binary, log, nodes, repeat, work):
 
 def accasim_times(log, nodes, repeat, work):
     """{policy: median seconds of AccaSim's simulation}."""
-    collections.Mapping = collections.abc.Mapping  # AccaSim 1.1.3 predates Python 3.10
-    from accasim.base.allocator_class import FirstFit
-    from accasim.base.scheduler_class import EASYBackfilling, FirstInFirstOut
-    from accasim.base.simulator_class import Simulator
-
     plain = work / "log.swf"
     opener = gzip.open if str(log).endswith(".gz") else open
     with opener(log, "rt") as src, open(plain, "w") as dst:
         dst.write(src.read())
-    config = work / "system.config"
-    config.write_text('{"groups": {"g0": {"core": 1}}, "resources": {"g0": %d}}' % nodes)
     times = {}
-    for (policy, _), dispatcher in zip(POLICIES, (FirstInFirstOut, EASYBackfilling)):
+    for policy, name in POLICIES:
         runs = []
         for k in range(repeat):
-            folder = work / f"accasim-{policy}-{k}"
-            simulator = Simulator(str(plain), str(config), dispatcher(FirstFit()), RESULTS_FOLDER_PATH=str(folder),
-                                  scheduling_output=False, statistics_output=False, pprint_output=False,
-                                  benchmark_output=False, show_statistics=False)
+            sim = simulator(plain, nodes, name.lower(), work / f"accasim-{policy}-{k}", scheduling_output=False)
             start = time.perf_counter()
-            simulator.start_simulation(system_status=False)
+            sim.start_simulation(system_status=False)
             runs.append(time.perf_counter() - start)
         times[policy] = statistics.median(runs)
     return times

@@ -27,7 +27,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from accasim_schedule import POLICIES, schedule, sliced_log
+from accasim_schedule import POLICIES, gridsim_experiment, schedule, sliced_log
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -35,37 +35,12 @@ ROOT = Path(__file__).resolve().parent.parent
 def gridsim_starts(binary, log, nodes, work):
     """Runs gridsim's fcfs, sjf and easy on `log`; returns {policy: {job_id: (submit, start)}}."""
     experiment = work / "accasim-compare.toml"
-    experiment.write_text(f"""name = "accasim-compare"
-family = "batch"
-seed = 1
-replications = 1
-
-[platform]
-generator = "homogeneous_cluster"
-params = {{ hosts = {nodes}, speed_flops = 1e9, bandwidth_bytes_per_s = 1.25e8, latency_s = 5e-5, backbone_bandwidth_bytes_per_s = 1e9, backbone_latency_s = 5e-4 }}
-
-[workload]
-trace = "{log}"
-
-[[schedulers]]
-name = "fcfs"
-label = "fifo"
-
-[[schedulers]]
-name = "sjf"
-label = "sjf"
-
-[[schedulers]]
-name = "easy"
-label = "easy"
-
-[outputs]
-tables = ["jobs"]
-""")
+    experiment.write_text(gridsim_experiment(log, nodes, [("fcfs", "fifo"), ("sjf", "sjf"), ("easy", "easy")],
+                                             tables=["jobs"]))
     subprocess.run([binary, "run", str(experiment), "--out", str(work / "gridsim"), "--no-plots"],
                    check=True, stdout=subprocess.DEVNULL)
     starts = collections.defaultdict(dict)
-    with open(work / "gridsim/results/accasim-compare/jobs.csv") as f:
+    with open(work / "gridsim/results/accasim-side-by-side/jobs.csv") as f:
         for r in csv.DictReader(f):
             starts[r["scheduler"]][int(r["job_id"])] = (float(r["submission_time"]), float(r["starting_time"]))
     return starts

@@ -49,19 +49,46 @@ def sliced_log(log, first, dst):
             out.write(line)
 
 
-def schedule(plain_log, nodes, policy, work):
-    """AccaSim's {job_id: (submit_s, start_s)} for `policy` on `plain_log` (an uncompressed SWF)."""
+def gridsim_experiment(log, nodes, schedulers, tables=()):
+    """A gridsim experiment replaying `log` on `nodes` one-processor hosts under `schedulers`,
+    `(name, label)` pairs, writing `tables`: the machine AccaSim is given by [`simulator`]."""
+    entries = "".join(f'\n[[schedulers]]\nname = "{name}"\nlabel = "{label}"\n' for name, label in schedulers)
+    outputs = f"\n[outputs]\ntables = {list(tables)!r}\n".replace("'", '"') if tables else ""
+    return f"""name = "accasim-side-by-side"
+family = "batch"
+seed = 1
+replications = 1
+
+[platform]
+generator = "homogeneous_cluster"
+params = {{ hosts = {nodes}, speed_flops = 1e9, bandwidth_bytes_per_s = 1.25e8, latency_s = 5e-5, backbone_bandwidth_bytes_per_s = 1e9, backbone_latency_s = 5e-4 }}
+
+[workload]
+trace = "{log}"
+{entries}{outputs}"""
+
+
+def simulator(plain_log, nodes, policy, folder, scheduling_output):
+    """AccaSim's simulator of `policy` (fifo, sjf or easy; FirstFit allocator) on `plain_log` (an
+    uncompressed SWF) and `nodes` one-core nodes, its outputs in `folder`."""
     collections.Mapping = collections.abc.Mapping  # AccaSim 1.1.3 predates Python 3.10
     from accasim.base.allocator_class import FirstFit
     from accasim.base.scheduler_class import EASYBackfilling, FirstInFirstOut, ShortestJobFirst
     from accasim.base.simulator_class import Simulator
 
     dispatcher = {"fifo": FirstInFirstOut, "sjf": ShortestJobFirst, "easy": EASYBackfilling}[policy]
-    config = work / "system.config"
+    folder.mkdir(parents=True, exist_ok=True)
+    config = folder / "system.config"
     config.write_text('{"groups": {"g0": {"core": 1}}, "resources": {"g0": %d}}' % nodes)
+    return Simulator(str(plain_log), str(config), dispatcher(FirstFit()), RESULTS_FOLDER_PATH=str(folder),
+                     scheduling_output=scheduling_output, statistics_output=False, pprint_output=False,
+                     benchmark_output=False, show_statistics=False)
+
+
+def schedule(plain_log, nodes, policy, work):
+    """AccaSim's {job_id: (submit_s, start_s)} for `policy` on `plain_log` (an uncompressed SWF)."""
     folder = work / f"accasim-{policy}"
-    Simulator(str(plain_log), str(config), dispatcher(FirstFit()), RESULTS_FOLDER_PATH=str(folder),
-              scheduling_output=True, statistics_output=False).start_simulation(system_status=False)
+    simulator(plain_log, nodes, policy, folder, scheduling_output=True).start_simulation(system_status=False)
 
     def seconds(text):
         return calendar.timegm(time.strptime(text, "%Y-%m-%d %H:%M:%S"))
