@@ -1006,8 +1006,8 @@ fn bad_files_give_the_documented_errors() {
             "bad.toml:18:19: figures[0].where.tasks: no run has tasks = 9 (its values: 2, 3)",
         ),
         (
-            GOOD.replace("file = \"CLUSTER\"", "generator = \"torus\""),
-            "bad.toml:5:13: platform.generator: unknown generator 'torus' (valid: random_grid, homogeneous_cluster)",
+            GOOD.replace("file = \"CLUSTER\"", "generator = \"hypercube\""),
+            "bad.toml:5:13: platform.generator: unknown generator 'hypercube' (valid: random_grid, homogeneous_cluster, torus, fat_tree, dragonfly)",
         ),
         (
             GOOD.replace("file = \"CLUSTER\"", "generator = \"random_grid\"\nparams = { hosts = 4, size = 2 }"),

@@ -1,4 +1,5 @@
-//! Synthetic platforms: random heterogeneous grids and homogeneous clusters.
+//! Synthetic platforms: random heterogeneous grids, homogeneous clusters, and SimGrid's torus,
+//! fat-tree and dragonfly clusters.
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -212,5 +213,83 @@ pub fn homogeneous_cluster(
         router: None,
     };
     b.fill_cluster(zone, &spec).map_err(|(_, e)| GeneratorError::build(e))?;
+    Ok(b.finish())
+}
+
+/// Parameters of [`topology_cluster`]: the attributes of a SimGrid
+/// `<cluster topology=... topo_parameters=...>`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TopologyClusterParams {
+    /// `TORUS`, `FAT_TREE` or `DRAGONFLY`.
+    pub topology: String,
+    /// SimGrid's `topo_parameters` (`"2;4,4;1,2;1,2"` for a fat tree).
+    pub parameters: String,
+    /// Host speed, flop/s.
+    pub speed: f64,
+    /// Cores per host.
+    pub cores: u32,
+    /// Bandwidth of each topology link, bytes/s (times the link count for dragonfly links).
+    pub bw: f64,
+    /// Latency of each topology link, s.
+    pub lat: f64,
+    /// SPLITDUPLEX links (`_UP` and `_DOWN`, the default) rather than one SHARED link each.
+    pub split: bool,
+    /// Loopback bandwidth (bytes/s) and latency (s) of each host.
+    pub loopback: Option<(f64, f64)>,
+    /// Limiter bandwidth of each host, switch and router, bytes/s.
+    pub limiter: Option<f64>,
+}
+
+/// A torus, fat tree or dragonfly of hosts `node-0..node-{n-1}`, exactly SimGrid's
+/// `<cluster id="cluster" prefix="node-" suffix="" radical="0-{n-1}" topology=..
+/// topo_parameters=.. speed=.. bw=.. lat=..>` as the root zone, `n` the topology's host count:
+/// built by the same code as that XML cluster ([`crate::topology`]), so the links and routes
+/// are SimGrid 3.32's.
+pub fn topology_cluster(p: &TopologyClusterParams) -> Result<Platform, GeneratorError> {
+    use crate::topology::{fill_zone, ClusterLinks, Counters, Topology};
+    let topology = Topology::parse(&p.topology, &p.parameters)
+        .map_err(|m| GeneratorError::about("topo_parameters", format!("{} \"{}\": {m}", p.topology, p.parameters)))?;
+    if p.cores == 0 {
+        return Err(GeneratorError::about("cores", "cores must be at least 1".into()));
+    }
+    let (loopback_bw, loopback_lat) = p.loopback.map_or((None, None), |(b, l)| (Some(b), Some(l)));
+    for (name, v, zero_ok) in [
+        ("speed", Some(p.speed), false),
+        ("bw", Some(p.bw), false),
+        ("lat", Some(p.lat), true),
+        ("loopback_bw", loopback_bw, false),
+        ("loopback_lat", loopback_lat, true),
+        ("limiter", p.limiter, false),
+    ] {
+        let Some(v) = v else { continue };
+        if !(v.is_finite() && (v > 0.0 || (zero_ok && v == 0.0))) {
+            return Err(GeneratorError::about(name, format!("{name} = {v}")));
+        }
+    }
+    let n = topology.hosts();
+    let links = ClusterLinks {
+        id: "cluster".into(),
+        radicals: (0..n as i64).collect(),
+        bandwidth: p.bw,
+        latency: p.lat,
+        split: p.split,
+        loopback: p.loopback,
+        limiter: p.limiter,
+    };
+    let layout = topology
+        .layout(&links, &mut Counters::default())
+        .map_err(|m| GeneratorError::about("topo_parameters", m))?;
+    let mut b = Builder::new();
+    let zone = b
+        .configure_root("cluster", ZoneRouting::Full)
+        .map_err(GeneratorError::build)?;
+    let hosts = (0..n)
+        .map(|i| {
+            let mut h = Host::new(format!("node-{i}"), p.speed);
+            h.cores = p.cores;
+            h
+        })
+        .collect();
+    fill_zone(&mut b, zone, hosts, &layout).map_err(|(_, e)| GeneratorError::build(e))?;
     Ok(b.finish())
 }

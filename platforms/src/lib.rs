@@ -8,7 +8,7 @@
 //!   the measured semantics are in [`profile_text`].
 //! - [`topology`]: SimGrid 3.32's TORUS, FAT_TREE and DRAGONFLY clusters (links and routes).
 //! - [`units`]: SimGrid unit strings (`98.095Mf`, `125MBps`, `50us`, `1GiB`).
-//! - [`random_grid`] and [`homogeneous_cluster`]: generators.
+//! - [`random_grid`], [`homogeneous_cluster`] and [`topology_cluster`]: generators.
 //!
 //! Parsers work on `&str` and read referenced files (profiles) through a [`FileResolver`];
 //! every error is a [`PlatformError`] naming the file, line, element and attribute.
@@ -30,7 +30,9 @@ mod xml_tree;
 use std::path::{Path, PathBuf};
 
 pub use error::{ErrorKind, Field, PlatformError};
-pub use generators::{homogeneous_cluster, random_grid, GeneratorError, RandomGridParams};
+pub use generators::{
+    homogeneous_cluster, random_grid, topology_cluster, GeneratorError, RandomGridParams, TopologyClusterParams,
+};
 pub use profile_text::{parse_profile, parse_profile_with_periodicity, ProfileParseError};
 pub use toml_format::parse_gridsim_toml;
 pub use xml::parse_simgrid_xml;

@@ -18,6 +18,7 @@ use crate::builder::{parse_radicals, Builder, ClusterPart, ClusterSpec, LinkPoli
 use crate::check_setting;
 use crate::error::{line_at_offset, plain_types, toml_key_at, ErrorKind, Field, PlatformError};
 use crate::profile_text::parse_profile;
+use crate::topology::{self, ClusterLinks, Counters, Topology};
 use crate::units::{self, Quantity};
 use crate::FileResolver;
 
@@ -127,7 +128,9 @@ struct TomlCluster {
     prefix: String,
     #[serde(default)]
     suffix: String,
-    radical: Spanned<String>,
+    radical: Option<Spanned<String>>,
+    topology: Option<Spanned<String>>,
+    topo_parameters: Option<Spanned<String>>,
     speed: Text,
     speed_flops: Num,
     cores: Option<Spanned<i64>>,
@@ -178,6 +181,8 @@ struct Ctx<'a> {
     file: &'a str,
     files: &'a mut dyn FileResolver,
     b: Builder,
+    /// SimGrid's per-process numbering of topology links and fat-tree leaves.
+    counters: Counters,
 }
 
 /// Parses a gridsim TOML platform. `file` names it in error messages; `files` reads the profile
@@ -188,6 +193,7 @@ pub fn parse_gridsim_toml(text: &str, file: &str, files: &mut dyn FileResolver) 
         file,
         files,
         b: Builder::new(),
+        counters: Counters::default(),
     };
     let parsed: TomlPlatform = toml::from_str(text).map_err(|e| PlatformError {
         file: file.to_string(),
@@ -728,17 +734,20 @@ impl Ctx<'_> {
         let c = c.get_ref();
         let element = format!("cluster '{}'", c.name.get_ref());
         let el = element.as_str();
-        let radicals = parse_radicals(c.radical.get_ref()).map_err(|reason| {
-            self.err(
-                c.radical.span(),
-                el,
-                Some("radical"),
-                ErrorKind::BadValue {
-                    value: c.radical.get_ref().clone(),
-                    reason,
-                },
-            )
-        })?;
+        let radicals = match &c.radical {
+            Some(radical) => Some(parse_radicals(radical.get_ref()).map_err(|reason| {
+                self.err(
+                    radical.span(),
+                    el,
+                    Some("radical"),
+                    ErrorKind::BadValue {
+                        value: radical.get_ref().clone(),
+                        reason,
+                    },
+                )
+            })?),
+            None => None,
+        };
         let speed = self.quantity(el, &c.speed, "speed", &c.speed_flops, "speed_flops", Quantity::Speed)?;
         let speed = self.positive(el, self.required(el, whole.clone(), "speed", speed)?)?;
         let bw = self.quantity(
@@ -817,6 +826,37 @@ impl Ctx<'_> {
                 None,
             )?
             .map(|(b, _)| b);
+        let cores = self.cores(el, &c.cores)?;
+        let shape = self.topology(el, c)?;
+        if let Some((shape, name, parameters)) = shape {
+            let radicals = radicals.unwrap_or_else(|| (0..shape.hosts() as i64).collect());
+            if let Some(radical) = &c.radical {
+                shape.check_hosts(radicals.len(), name, parameters).map_err(|reason| {
+                    self.err(
+                        radical.span(),
+                        el,
+                        Some("radical"),
+                        ErrorKind::BadValue {
+                            value: radical.get_ref().clone(),
+                            reason,
+                        },
+                    )
+                })?;
+            }
+            let links = ClusterLinks {
+                id: c.name.get_ref().clone(),
+                radicals,
+                bandwidth: bw,
+                latency: lat,
+                split: policy == LinkPolicy::SplitDuplex,
+                loopback,
+                limiter,
+            };
+            return self.topology_cluster(root, c, el, shape, links, speed, cores);
+        }
+        let Some(radicals) = radicals else {
+            return Err(self.err(whole, el, Some("radical"), ErrorKind::Missing));
+        };
         let zone = self
             .b
             .add_zone(root, c.name.get_ref(), ZoneRouting::Star)
@@ -827,7 +867,7 @@ impl Ctx<'_> {
             suffix: c.suffix.clone(),
             radicals,
             speed,
-            cores: self.cores(el, &c.cores)?,
+            cores,
             bw,
             lat,
             policy,
@@ -838,7 +878,7 @@ impl Ctx<'_> {
         };
         self.b.fill_cluster(zone, &spec).map_err(|(part, e)| {
             let (span, field) = match part {
-                ClusterPart::Host => (c.radical.span(), "radical"),
+                ClusterPart::Host => (c.radical.as_ref().map_or(whole.clone(), |r| r.span()), "radical"),
                 ClusterPart::Router => match &c.router {
                     Some(r) => (r.span(), "router"),
                     None => (c.name.span(), "name"),
@@ -846,6 +886,137 @@ impl Ctx<'_> {
                 ClusterPart::Link => (c.name.span(), "name"),
             };
             self.err(span, el, Some(field), e)
+        })
+    }
+    /// A cluster's `topology` and `topo_parameters`: `None` for a flat cluster (no `topology`,
+    /// or `FLAT`), else the parsed shape with the topology's name and parameters as written.
+    /// `topo_parameters` without a topology, a missing `topo_parameters`, and the backbone and
+    /// router fields (a topology cluster has neither, as in SimGrid) are refused.
+    fn topology<'c>(&self, el: &str, c: &'c TomlCluster) -> Res<Option<(Topology, &'c str, &'c str)>> {
+        let name = c.topology.as_ref().map(|t| t.get_ref().as_str()).unwrap_or("FLAT");
+        if name == "FLAT" {
+            return match &c.topo_parameters {
+                Some(p) => Err(self.err(
+                    p.span(),
+                    el,
+                    Some("topo_parameters"),
+                    ErrorKind::BadValue {
+                        value: p.get_ref().clone(),
+                        reason: "a flat cluster has no topology parameters: give `topology = \"TORUS\"`, \
+                                 \"FAT_TREE\" or \"DRAGONFLY\", or remove this field"
+                            .into(),
+                    },
+                )),
+                None => Ok(None),
+            };
+        }
+        let Some(t) = &c.topology else { return Ok(None) };
+        if !["TORUS", "FAT_TREE", "DRAGONFLY"].contains(&name) {
+            return Err(self.err(
+                t.span(),
+                el,
+                Some("topology"),
+                ErrorKind::BadValue {
+                    value: name.into(),
+                    reason: "expected one of FLAT, TORUS, FAT_TREE, DRAGONFLY".into(),
+                },
+            ));
+        }
+        let refused: [(&str, Option<Range<usize>>); 6] = [
+            ("backbone_bandwidth", c.backbone_bandwidth.as_ref().map(|v| v.span())),
+            (
+                "backbone_bandwidth_bytes_per_s",
+                c.backbone_bandwidth_bytes_per_s.as_ref().map(|v| v.span()),
+            ),
+            ("backbone_latency", c.backbone_latency.as_ref().map(|v| v.span())),
+            ("backbone_latency_s", c.backbone_latency_s.as_ref().map(|v| v.span())),
+            (
+                "backbone_sharing_policy",
+                c.backbone_sharing_policy.as_ref().map(|v| v.span()),
+            ),
+            ("router", c.router.as_ref().map(|v| v.span())),
+        ];
+        if let Some((field, Some(span))) = refused.into_iter().find(|(_, s)| s.is_some()) {
+            return Err(self.err(
+                span.clone(),
+                el,
+                Some(field),
+                ErrorKind::BadValue {
+                    value: self.text.get(span).unwrap_or("").trim_matches('"').to_string(),
+                    reason: format!(
+                        "a {name} cluster has no backbone and no router (SimGrid 3.32 builds none): remove it"
+                    ),
+                },
+            ));
+        }
+        let Some(parameters) = &c.topo_parameters else {
+            return Err(self.err(t.span(), el, Some("topo_parameters"), ErrorKind::Missing));
+        };
+        let shape = Topology::parse(name, parameters.get_ref()).map_err(|reason| {
+            self.err(
+                parameters.span(),
+                el,
+                Some("topo_parameters"),
+                ErrorKind::BadValue {
+                    value: parameters.get_ref().clone(),
+                    reason,
+                },
+            )
+        })?;
+        Ok(Some((shape, name, parameters.get_ref().as_str())))
+    }
+
+    /// A `[[cluster]]` with a topology: a Full child zone of the root built by
+    /// [`topology::fill_zone`], as the XML importer builds `<cluster topology=...>`.
+    #[allow(clippy::too_many_arguments)]
+    fn topology_cluster(
+        &mut self,
+        root: sim_core::platform::ZoneId,
+        c: &TomlCluster,
+        el: &str,
+        shape: Topology,
+        links: ClusterLinks,
+        speed: f64,
+        cores: u32,
+    ) -> Res<()> {
+        let parameters = c.topo_parameters.as_ref().map_or(0..0, |p| p.span());
+        let layout = shape.layout(&links, &mut self.counters).map_err(|reason| {
+            self.err(
+                parameters.clone(),
+                el,
+                Some("topo_parameters"),
+                ErrorKind::BadValue {
+                    value: c
+                        .topo_parameters
+                        .as_ref()
+                        .map_or(String::new(), |p| p.get_ref().clone()),
+                    reason,
+                },
+            )
+        })?;
+        let zone = self
+            .b
+            .add_zone(root, c.name.get_ref(), ZoneRouting::Full)
+            .map_err(|e| self.err(c.name.span(), el, Some("name"), e))?;
+        let hosts = links
+            .radicals
+            .iter()
+            .map(|r| {
+                let mut h = Host::new(format!("{}{r}{}", c.prefix, c.suffix), speed);
+                h.cores = cores;
+                h
+            })
+            .collect();
+        topology::fill_zone(&mut self.b, zone, hosts, &layout).map_err(|(part, e)| {
+            let (span, field) = match part {
+                topology::Part::Host => (
+                    c.radical.as_ref().map_or(c.name.span(), |r| r.span()),
+                    Some(if c.radical.is_some() { "radical" } else { "prefix" }),
+                ),
+                topology::Part::Link => (c.name.span(), Some("name")),
+                topology::Part::Route => (c.name.span(), None),
+            };
+            self.err(span, el, field, e)
         })
     }
 }

@@ -19,7 +19,7 @@ use crate::builder::{parse_radicals, Builder, ClusterPart, ClusterSpec, Directio
 use crate::check_setting;
 use crate::error::{line_at_offset, ErrorKind, Field, PlatformError};
 use crate::profile_text::{parse_profile, parse_profile_with_periodicity};
-use crate::topology::{ClusterLinks, Counters, Topology};
+use crate::topology::{self, ClusterLinks, Counters, Topology};
 use crate::units::{self, Quantity};
 use crate::FileResolver;
 
@@ -1076,20 +1076,16 @@ impl<'a, 'input> Ctx<'a, 'input> {
             )
         };
         let shape = Topology::parse(topology, parameters).map_err(|r| bad(self, r))?;
-        if hosts.len() != shape.hosts() {
-            return Err(self.err_at(
+        shape.check_hosts(hosts.len(), topology, parameters).map_err(|reason| {
+            self.err_at(
                 node,
                 Some("radical"),
                 ErrorKind::BadValue {
                     value: node.attribute("radical").unwrap_or("").into(),
-                    reason: format!(
-                        "lists {} host(s) but topology {topology} \"{parameters}\" has {} hosts",
-                        hosts.len(),
-                        shape.hosts()
-                    ),
+                    reason,
                 },
-            ));
-        }
+            )
+        })?;
         let layout = shape.layout(&links, &mut self.counters);
         let layout = layout.map_err(|r| bad(self, r))?;
         let zone = match parent {
@@ -1097,36 +1093,14 @@ impl<'a, 'input> Ctx<'a, 'input> {
             None => self.b.configure_root(&links.id, ZoneRouting::Full),
         }
         .map_err(|e| self.err_at(node, Some("id"), e))?;
-        let mut points = Vec::with_capacity(hosts.len());
-        for h in hosts {
-            let id = self
-                .b
-                .add_host(zone, h)
-                .map_err(|e| self.err_at(node, Some("radical"), e))?;
-            points.push(NetPoint::Host(id));
-        }
-        let mut ids = Vec::with_capacity(layout.links.len());
-        for l in &layout.links {
-            let policy = if l.fatpipe {
-                LinkPolicy::Fatpipe
-            } else {
-                LinkPolicy::Shared
+        topology::fill_zone(&mut self.b, zone, hosts, &layout).map_err(|(part, e)| {
+            let field = match part {
+                topology::Part::Host => Some("radical"),
+                topology::Part::Link => Some("id"),
+                topology::Part::Route => None,
             };
-            let (id, _) = self
-                .b
-                .add_link(&l.name, l.bandwidth, l.latency, policy, LinkProfiles::default())
-                .map_err(|e| self.err_at(node, Some("id"), e))?;
-            ids.push(id);
-        }
-        for (s, &src) in points.iter().enumerate() {
-            for (d, &dst) in points.iter().enumerate() {
-                let route = layout.route(s, d).iter().map(|&l| ids[l as usize]).collect();
-                self.b
-                    .add_route(zone, src, dst, route, None, false)
-                    .map_err(|e| self.err_at(node, None, e))?;
-            }
-        }
-        Ok(())
+            self.err_at(node, field, e)
+        })
     }
 
     /// `<trace id periodicity [file]>text</trace>`: a named profile for `trace_connect`.

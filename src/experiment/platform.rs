@@ -10,6 +10,12 @@
 //! | | `latency_s_min`, `latency_s_max` | 19.8e-6, 35.1e-3 |
 //! | | `seed` (the platform's own seed, not the run's) | 1 |
 //! | `homogeneous_cluster` | `hosts`, `speed_flops`, `bandwidth_bytes_per_s`, `latency_s`, `backbone_bandwidth_bytes_per_s`, `backbone_latency_s` | all required |
+//! | `torus`, `fat_tree`, `dragonfly` | `topo_parameters` (SimGrid's), `speed_flops`, `bandwidth_bytes_per_s`, `latency_s` | required |
+//! | | `cores`; `sharing_policy` (`SPLITDUPLEX` or `SHARED`) | 1; `SPLITDUPLEX` |
+//! | | `loopback_bandwidth_bytes_per_s` with `loopback_latency_s`, `limiter_bandwidth_bytes_per_s` | none |
+//!
+//! The last three are SimGrid's `<cluster topology=...>` ([`platforms::topology_cluster`]); their
+//! size is `topo_parameters`, so a list of parameter strings sweeps the topology's size.
 //!
 //! A generated platform is named by its generator and parameters, e.g.
 //! `random_grid(hosts=16, seed=1)`; any parameter given as a list makes `platform` a sweep axis
@@ -61,6 +67,22 @@ pub const GENERATORS: &[(&str, &[&str])] = &[
             "backbone_latency_s",
         ],
     ),
+    ("torus", TOPOLOGY_PARAMS),
+    ("fat_tree", TOPOLOGY_PARAMS),
+    ("dragonfly", TOPOLOGY_PARAMS),
+];
+
+/// The parameters of the `torus`, `fat_tree` and `dragonfly` generators.
+const TOPOLOGY_PARAMS: &[&str] = &[
+    "topo_parameters",
+    "speed_flops",
+    "bandwidth_bytes_per_s",
+    "latency_s",
+    "cores",
+    "sharing_policy",
+    "loopback_bandwidth_bytes_per_s",
+    "loopback_latency_s",
+    "limiter_bandwidth_bytes_per_s",
 ];
 
 /// The platforms `[platform]` describes, and whether `platform` is a sweep axis.
@@ -244,7 +266,10 @@ fn generated(
         );
         let built = match *gen_name {
             "random_grid" => random_grid(&given),
-            _ => cluster(&given),
+            "homogeneous_cluster" => cluster(&given),
+            "torus" => topology_cluster("TORUS", &given),
+            "fat_tree" => topology_cluster("FAT_TREE", &given),
+            _ => topology_cluster("DRAGONFLY", &given),
         };
         match built {
             Ok(platform) => {
@@ -321,6 +346,10 @@ fn generator_error(e: platforms::GeneratorError) -> GenError {
         Some("lat") => vec!["latency_s"],
         Some("bb_bw") => vec!["backbone_bandwidth_bytes_per_s"],
         Some("bb_lat") => vec!["backbone_latency_s"],
+        Some("topo_parameters") => vec!["topo_parameters"],
+        Some("loopback_bw") => vec!["loopback_bandwidth_bytes_per_s"],
+        Some("loopback_lat") => vec!["loopback_latency_s"],
+        Some("limiter") => vec!["limiter_bandwidth_bytes_per_s"],
         _ => Vec::new(),
     };
     (culprits, e.to_string())
@@ -372,6 +401,64 @@ fn cluster(given: &BTreeMap<&str, &ParamValue>) -> Result<Platform, GenError> {
         get_f64(given, "backbone_bandwidth_bytes_per_s", None)?,
         get_f64(given, "backbone_latency_s", None)?,
     )
+    .map_err(generator_error)
+}
+
+/// A `torus`, `fat_tree` or `dragonfly` platform: SimGrid's `<cluster topology=...>`.
+fn topology_cluster(topology: &str, given: &BTreeMap<&str, &ParamValue>) -> Result<Platform, GenError> {
+    let text = |name: &'static str, default: Option<&str>| -> Result<String, GenError> {
+        match given.get(name) {
+            Some(v) => v
+                .as_str()
+                .map(String::from)
+                .ok_or_else(|| (vec![name], format!("parameter '{name}' must be a string, not '{v}'"))),
+            None => default
+                .map(String::from)
+                .ok_or_else(|| (vec![name], format!("parameter '{name}' is required"))),
+        }
+    };
+    let split = match text("sharing_policy", Some("SPLITDUPLEX"))?.as_str() {
+        "SPLITDUPLEX" => true,
+        "SHARED" => false,
+        other => {
+            return Err((
+                vec!["sharing_policy"],
+                format!("parameter 'sharing_policy' must be SPLITDUPLEX or SHARED, not '{other}'"),
+            ))
+        }
+    };
+    let loopback = match (
+        given.contains_key("loopback_bandwidth_bytes_per_s"),
+        given.contains_key("loopback_latency_s"),
+    ) {
+        (true, _) => Some((
+            get_f64(given, "loopback_bandwidth_bytes_per_s", None)?,
+            get_f64(given, "loopback_latency_s", Some(0.0))?,
+        )),
+        (false, true) => {
+            return Err((
+                vec!["loopback_latency_s"],
+                "parameter 'loopback_latency_s' needs 'loopback_bandwidth_bytes_per_s'".into(),
+            ))
+        }
+        (false, false) => None,
+    };
+    let limiter = match given.contains_key("limiter_bandwidth_bytes_per_s") {
+        true => Some(get_f64(given, "limiter_bandwidth_bytes_per_s", None)?),
+        false => None,
+    };
+    let cores = get_u64(given, "cores", Some(1))?;
+    platforms::topology_cluster(&platforms::TopologyClusterParams {
+        topology: topology.into(),
+        parameters: text("topo_parameters", None)?,
+        speed: get_f64(given, "speed_flops", None)?,
+        cores: u32::try_from(cores).map_err(|_| (vec!["cores"], format!("parameter 'cores' is too large: {cores}")))?,
+        bw: get_f64(given, "bandwidth_bytes_per_s", None)?,
+        lat: get_f64(given, "latency_s", None)?,
+        split,
+        loopback,
+        limiter,
+    })
     .map_err(generator_error)
 }
 

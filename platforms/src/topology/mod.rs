@@ -29,11 +29,19 @@
 //! The result is a [`Layout`]: the links in SimGrid's creation order and every host pair's
 //! route as indices into them. The importer turns it into a Full zone holding one declared
 //! route per ordered host pair, so a topology of `n` hosts stores `n²` routes; [`MAX_HOSTS`]
-//! bounds that.
+//! bounds that. Both front ends (SimGrid XML's `<cluster topology=...>` and gridsim TOML's
+//! `[[cluster]]` with `topology`) parse with [`Topology::parse`], check the host count with
+//! [`Topology::check_hosts`] and fill their zone with [`fill_zone`], so a topology is built
+//! one way whatever file describes it.
 
 mod dragonfly;
 mod fat_tree;
 mod torus;
+
+use sim_core::platform::{Host, NetPoint, ZoneId};
+
+use crate::builder::{Builder, LinkPolicy, LinkProfiles};
+use crate::error::ErrorKind;
 
 pub use dragonfly::Dragonfly;
 pub use fat_tree::FatTree;
@@ -81,6 +89,18 @@ impl Topology {
         }
     }
 
+    /// Checks that a cluster lists exactly as many hosts (`listed`) as the topology has
+    /// (SimGrid aborts with fewer and ignores the extra ones); the error says both counts.
+    pub fn check_hosts(&self, listed: usize, topology: &str, parameters: &str) -> Result<(), String> {
+        if listed == self.hosts() {
+            return Ok(());
+        }
+        Err(format!(
+            "lists {listed} host(s) but topology {topology} \"{parameters}\" has {} hosts",
+            self.hosts()
+        ))
+    }
+
     /// Builds the links and routes of the cluster.
     pub fn layout(&self, cluster: &ClusterLinks, counters: &mut Counters) -> Result<Layout, String> {
         match self {
@@ -89,6 +109,52 @@ impl Topology {
             Topology::Dragonfly(t) => t.layout(cluster, counters),
         }
     }
+}
+
+/// Which part of a topology cluster a [`fill_zone`] error is about.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Part {
+    /// A host (its name is taken).
+    Host,
+    /// A link (its name is taken).
+    Link,
+    /// A route (the zone refuses it).
+    Route,
+}
+
+/// Fills `zone`, a Full zone, with a topology cluster: `hosts` in leaf order, the layout's
+/// links in SimGrid's creation order, then one declared route per ordered host pair.
+pub(crate) fn fill_zone(
+    b: &mut Builder,
+    zone: ZoneId,
+    hosts: Vec<Host>,
+    layout: &Layout,
+) -> Result<(), (Part, ErrorKind)> {
+    let mut points = Vec::with_capacity(hosts.len());
+    for h in hosts {
+        let id = b.add_host(zone, h).map_err(|e| (Part::Host, e))?;
+        points.push(NetPoint::Host(id));
+    }
+    let mut ids = Vec::with_capacity(layout.links.len());
+    for l in &layout.links {
+        let policy = if l.fatpipe {
+            LinkPolicy::Fatpipe
+        } else {
+            LinkPolicy::Shared
+        };
+        let (id, _) = b
+            .add_link(&l.name, l.bandwidth, l.latency, policy, LinkProfiles::default())
+            .map_err(|e| (Part::Link, e))?;
+        ids.push(id);
+    }
+    for (s, &src) in points.iter().enumerate() {
+        for (d, &dst) in points.iter().enumerate() {
+            let route = layout.route(s, d).iter().map(|&l| ids[l as usize]).collect();
+            b.add_route(zone, src, dst, route, None, false)
+                .map_err(|e| (Part::Route, e))?;
+        }
+    }
+    Ok(())
 }
 
 /// Saturating product of small factors (the parsers bound each factor).
