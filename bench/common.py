@@ -35,7 +35,7 @@ def run_checked(cmd, **kw):
 
 def build(simgrid=True):
     """cargo build --release, the bench binaries, and (if simgrid) bench/build.sh.
-    Returns a dict of paths: gridsim, bot_scenario, scaling_plot, simgrid_bot."""
+    Returns a dict of paths: gridsim, bot_scenario, scaling_plot, simgrid_bot, simgrid_fat_tree."""
     run_checked(["cargo", "build", "--release", "--quiet"])
     out = run_checked(
         ["cargo", "bench", "--no-run", "--quiet", "--bench", "bot_scenario", "--bench", "scaling_plot",
@@ -56,8 +56,10 @@ def build(simgrid=True):
             sys.exit(f"cargo did not report the {name} bench executable")
     if simgrid:
         sg = os.path.join(TARGET, "simgrid_bot")
-        run_checked([os.path.join(ROOT, "bench", "build.sh")], env=dict(os.environ, OUT=sg))
+        ft = os.path.join(TARGET, "simgrid_fat_tree")
+        run_checked([os.path.join(ROOT, "bench", "build.sh")], env=dict(os.environ, OUT=sg, OUT_FAT_TREE=ft))
         paths["simgrid_bot"] = sg
+        paths["simgrid_fat_tree"] = ft
     return paths
 
 
@@ -180,7 +182,24 @@ def locate(simgrid=True):
         paths[name] = max(found, key=os.path.getmtime)
     if simgrid:
         paths["simgrid_bot"] = os.path.join(TARGET, "simgrid_bot")
+        paths["simgrid_fat_tree"] = os.path.join(TARGET, "simgrid_fat_tree")
     for name, p in paths.items():
         if not os.path.exists(p):
             sys.exit(f"missing {p}; run without --no-build")
     return paths
+
+
+def fat_tree_xml(path, topo_parameters, hosts):
+    """The fat tree of `gridsim bench fat-tree` as a SimGrid <cluster>: hosts node-0.., 1 Gflop/s,
+    SPLITDUPLEX 125 MB/s 5e-05 s links (CLUSTER's), written as plain numbers so that both sides
+    read the same doubles."""
+    c = CLUSTER
+    with open(path, "w") as f:
+        f.write(
+            "<?xml version='1.0'?>\n"
+            '<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">\n'
+            '<platform version="4.1">\n'
+            f'  <cluster id="cluster" prefix="node-" suffix="" radical="0-{hosts - 1}" speed="{c["speed"]!r}f"'
+            f' bw="{c["bw"]!r}Bps" lat="{c["lat"]!r}s" topology="FAT_TREE" topo_parameters="{topo_parameters}"'
+            ' sharing_policy="SPLITDUPLEX"/>\n'
+            "</platform>\n")

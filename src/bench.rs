@@ -13,6 +13,7 @@ use sim_core::queue::EventQueue;
 use sim_core::{rng, Engine, Notification, SimTime};
 
 mod batch;
+mod fat_tree;
 
 /// What to benchmark.
 #[derive(Subcommand)]
@@ -94,6 +95,33 @@ pub enum BenchCommand {
         #[arg(long, hide = true)]
         here: bool,
     },
+    /// A shift exchange on a fat tree (by default the 16-ary one: 1,024 hosts, 3 levels): host
+    /// i sends `--messages` messages of `--bytes` one after the other, the j-th to host
+    /// (i + j) mod n; prints the run's wall time, events, transfers per second and makespan.
+    /// `bench/compare.py --only fat-tree` runs the same scenario in SimGrid 3.32.
+    ///
+    /// Example: `gridsim bench fat-tree --messages 16 --bytes 1000000`
+    FatTree {
+        /// SimGrid's FAT_TREE `topo_parameters` (levels; children, parents and parallel links
+        /// per level).
+        #[arg(long, default_value = "3;8,8,16;1,8,8;1,1,1")]
+        topo_parameters: String,
+        /// Messages each host sends (n - 1 for an all-to-all exchange).
+        #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(u64).range(1..))]
+        messages: u64,
+        /// Bytes a message.
+        #[arg(long, default_value_t = 1_000_000)]
+        bytes: u64,
+        /// Timed runs; the median is reported.
+        #[arg(long, default_value_t = 1)]
+        repeat: usize,
+        /// The engine's sharing mode: fast (the default) or exact.
+        #[arg(long, default_value = "fast")]
+        sharing: String,
+        /// Print one JSON object (makespan, comms, events, build and run wall times, peak RSS).
+        #[arg(long)]
+        json: bool,
+    },
     /// Trace reading: jobs per second parsing an SWF log into a job stream, from gzip and from
     /// plain text held in memory (no disk time), for the log itself and for a synthetic log
     /// `--scale` times larger (the log's jobs repeated, each copy shifted past the previous
@@ -174,6 +202,22 @@ pub fn run(command: BenchCommand) -> Result<()> {
             repeat,
             here,
         } => generated_grids(&hosts, tasks_per_host, repeat.max(1), here),
+        BenchCommand::FatTree {
+            topo_parameters,
+            messages,
+            bytes,
+            repeat,
+            sharing,
+            json,
+        } => fat_tree::run(&fat_tree::Options {
+            topo_parameters: &topo_parameters,
+            messages,
+            bytes,
+            repeat,
+            sharing: sim_core::sharing::SharingMode::from_setting(&sharing)
+                .map_err(|e| anyhow::anyhow!("--sharing: {e}"))?,
+            json,
+        }),
         BenchCommand::Trace { file, scale, repeat } => trace_reading(&file, scale, repeat.max(1)),
         BenchCommand::Batch {
             experiment,
