@@ -34,8 +34,9 @@ bench/simgrid_fat_tree.cpp on the same cluster written as XML, gridsim with
 `gridsim bench fat-tree --json`. SimGrid's agreement run uses `network/optim:Full` (its default
 lazy update gives a link more than its capacity when latency phases end together, defect (a) of
 scripts/ORACLE.md, which this exchange triggers at every step) and `surf/precision:1e-15` (its
-default 1e-9 s cuts each latency phase short by up to 1e-9 s, and a chain of K messages on a
-0.5 s makespan adds that up beyond 1e-9 relative); its default configuration is timed once too.
+default timing precision, 1e-9 s, moves dates by up to about that much, and each host's chain of
+K messages on a 0.1-0.6 s makespan adds that up beyond 1e-9 relative); its default configuration
+is timed once too.
 Not all-to-all (K = 1023): SimGrid's time per message grows with K (optim:Full: 1.1 s at K = 32,
 29 s at K = 128), and past K = 48 the two simulators' dates drift apart (see
 docs/performance.md).
