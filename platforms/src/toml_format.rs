@@ -2,8 +2,10 @@
 //!
 //! One root zone (`routing` = Full, Floyd or Dijkstra) holding `[[host]]`s, `[[router]]`s and
 //! the `[[route]]`s between them; `[[cluster]]`s are child zones built exactly like SimGrid's
-//! `<cluster>`, connected with `[[zone_route]]`s through their routers. `[[link]]`s are global.
-//! Quantities are SimGrid unit strings (`speed = "1Gf"`) or plain numbers in SI units under the
+//! `<cluster>`, connected with `[[zone_route]]`s through their routers (or, for a torus, fat
+//! tree or dragonfly, which has none, through their hosts). A cluster with `topology` and
+//! `topo_parameters` is built by [`crate::topology`], as the XML importer builds one.
+//! `[[link]]`s are global. Quantities are SimGrid unit strings (`speed = "1Gf"`) or plain numbers in SI units under the
 //! suffixed key (`speed_flops = 1e9`); giving both is an error. Unknown keys are errors.
 
 use std::collections::BTreeMap;
@@ -888,6 +890,7 @@ impl Ctx<'_> {
             self.err(span, el, Some(field), e)
         })
     }
+
     /// A cluster's `topology` and `topo_parameters`: `None` for a flat cluster (no `topology`,
     /// or `FLAT`), else the parsed shape with the topology's name and parameters as written.
     /// `topo_parameters` without a topology, a missing `topo_parameters`, and the backbone and
@@ -910,10 +913,10 @@ impl Ctx<'_> {
                 None => Ok(None),
             };
         }
-        let Some(t) = &c.topology else { return Ok(None) };
+        let span = c.topology.as_ref().map_or(0..0, |t| t.span());
         if !["TORUS", "FAT_TREE", "DRAGONFLY"].contains(&name) {
             return Err(self.err(
-                t.span(),
+                span.clone(),
                 el,
                 Some("topology"),
                 ErrorKind::BadValue {
@@ -950,7 +953,7 @@ impl Ctx<'_> {
             ));
         }
         let Some(parameters) = &c.topo_parameters else {
-            return Err(self.err(t.span(), el, Some("topo_parameters"), ErrorKind::Missing));
+            return Err(self.err(span, el, Some("topo_parameters"), ErrorKind::Missing));
         };
         let shape = Topology::parse(name, parameters.get_ref()).map_err(|reason| {
             self.err(
