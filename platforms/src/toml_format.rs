@@ -5,8 +5,9 @@
 //! `<cluster>`, connected with `[[zone_route]]`s through their routers (or, for a torus, fat
 //! tree or dragonfly, which has none, through their hosts). A cluster with `topology` and
 //! `topo_parameters` is built by [`crate::topology`], as the XML importer builds one.
-//! `[[link]]`s are global. Quantities are SimGrid unit strings (`speed = "1Gf"`) or plain numbers in SI units under the
-//! suffixed key (`speed_flops = 1e9`); giving both is an error. Unknown keys are errors.
+//! `[[link]]`s are global. Quantities are SimGrid unit strings (`speed = "1Gf"`) or plain
+//! numbers in SI units under the suffixed key (`speed_flops = 1e9`); giving both is an error.
+//! Unknown keys are errors.
 
 use std::collections::BTreeMap;
 use std::ops::Range;
