@@ -24,6 +24,6 @@ pub mod sharing;
 pub mod time;
 
 pub use app::{Application, Simulation};
-pub use engine::{ActivityId, ActivityKind, Engine, EngineStats, FailureCause, IoOp, Notification, Tag};
+pub use engine::{ActivityId, ActivityKind, Engine, EngineStats, FailureCause, IoOp, Notification, PstateError, Tag};
 pub use network::NetworkParams;
 pub use time::{SimTime, EPSILON};
