@@ -19,6 +19,9 @@ pub(crate) struct HostMeter {
     power: HostPower,
     meter: EnergyMeter,
     execs: u32,
+    /// The CPU load since the meter's last update, and its integral up to then (load-seconds).
+    load: f64,
+    load_s: f64,
 }
 
 /// A meter per host when some host has power properties (`None` for those without), else
@@ -43,6 +46,8 @@ pub(crate) fn meters(platform: &Platform) -> Vec<Option<HostMeter>> {
                     power,
                     meter: EnergyMeter::new(0.0, watts),
                     execs: 0,
+                    load: 0.0,
+                    load_s: 0.0,
                 }
             })
         })
@@ -115,6 +120,20 @@ impl Engine {
         Some(meter.meter.joules_at(self.now.secs()))
     }
 
+    /// The host's CPU load (SimGrid's: the fraction of its full computing capacity in use,
+    /// [`crate::energy::load_of`]; 0 while off) integrated from date 0 to now, in seconds:
+    /// divided by a duration, the mean load. `None` when it has no power model, as the engine
+    /// follows the load of powered hosts only.
+    pub fn cpu_load_s(&self, host: HostId) -> Option<f64> {
+        let m = self.meters.get(host.0 as usize)?.as_ref()?;
+        let now = self.now.secs();
+        Some(if now > m.meter.since {
+            m.load_s + m.load * (now - m.meter.since)
+        } else {
+            m.load_s
+        })
+    }
+
     /// Whether some host of the platform has a power model.
     pub fn has_power(&self) -> bool {
         !self.meters.is_empty()
@@ -143,6 +162,11 @@ impl Engine {
         // A pstate of speed 0 counts as fully loaded, busy or not (see `load_of`).
         let load = load_of(usage, state.peak, h.cores);
         let watts = m.power.watts(state.pstate, load, state.on);
-        m.meter.update(self.now.secs(), watts);
+        let now = self.now.secs();
+        if now > m.meter.since {
+            m.load_s += m.load * (now - m.meter.since);
+        }
+        m.load = if state.on { load } else { 0.0 };
+        m.meter.update(now, watts);
     }
 }

@@ -76,6 +76,8 @@ fn four_cores_pstates_and_off_period() {
     e.set_host_on(h, true);
     until(&mut e, 30.0);
     assert!(close(e.energy_j(h).unwrap(), 3600.0), "{:?}", e.energy_j(h));
+    // Load-seconds: 0.5 × 10 + 1 × 10, none while off or idle.
+    assert!(close(e.cpu_load_s(h).unwrap(), 15.0));
 }
 
 #[test]
