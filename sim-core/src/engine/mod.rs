@@ -928,13 +928,20 @@ impl Engine {
     }
 
     /// Whether a live activity uses a resource whose profile has an event pending (see
-    /// [`Engine::skip_idle_profile_events`] for which uses count).
+    /// [`Engine::skip_idle_profile_events`] for which uses count), or a powered host has one.
     fn profiles_reach_live_activities(&self) -> bool {
         let hosts = self.hosts.len();
         let (mut speed, mut state) = (vec![false; hosts], vec![false; hosts]);
         let mut link = vec![false; self.clock_of_constraint.len()];
         for step in self.profiles.iter() {
             match step.target {
+                // A powered host's energy follows every change of its speed or state, so none
+                // of its profile events may be skipped.
+                ProfileTarget::HostSpeed(h) | ProfileTarget::HostState(h)
+                    if self.meters.get(h.0 as usize).is_some_and(Option::is_some) =>
+                {
+                    return true
+                }
                 ProfileTarget::HostSpeed(h) => speed[h.0 as usize] = true,
                 ProfileTarget::HostState(h) => state[h.0 as usize] = true,
                 ProfileTarget::LinkBandwidth(l) | ProfileTarget::LinkLatency(l) | ProfileTarget::LinkState(l) => {

@@ -132,3 +132,20 @@ fn bad_pstate_and_hosts_without_power() {
     q.add_host(Host::new("a", 1e9)).unwrap();
     assert!(!Engine::new(Arc::new(q)).unwrap().has_power());
 }
+
+#[test]
+fn every_state_change_of_a_powered_host_counts_even_in_a_long_idle_run() {
+    // A state profile on for 1 s, off for 1 s, every 2 s; nothing runs but a sleep of 2e5 s,
+    // so the engine would otherwise skip the profile's idle events (more than 65536 in a
+    // row). Idle "100:200" while on, 10 W while off: 1e5 s × 100 W + 1e5 s × 10 W = 1.1e7 J.
+    let (mut p, h) = powered(&[100e6], 1, "100:200", "10");
+    p.hosts[0].state_profile = Some(crate::profile::Profile::new(vec![(0.0, 1.0), (1.0, 0.0)], Some(2.0)).unwrap());
+    let mut e = Engine::new(Arc::new(p)).unwrap();
+    e.sleep(2e5, 1);
+    assert_eq!(until(&mut e, 2e5), [(1, 2e5, true)]);
+    assert!(
+        (e.energy_j(h).unwrap() - 1.1e7).abs() < 1e-6 * 1.1e7,
+        "{:?}",
+        e.energy_j(h)
+    );
+}
