@@ -1,6 +1,7 @@
 //! Host energy against SimGrid 3.32's host energy plugin: seeded random scenarios of execs at
 //! several pstates, idle periods, pstate changes and hosts turned off and on, on SimGrid's own
-//! `energy_platform.xml` and `energy_cluster.xml`, run in gridsim (`gridsim::replay`) and in
+//! `energy_platform.xml` and `energy_cluster.xml` and on `tests/data/energy/profiled.xml`
+//! (speed and state profiles on powered hosts), run in gridsim (`gridsim::replay`) and in
 //! SimGrid (`scripts/simgrid_energy_oracle.cpp`, our C++ program against `libsimgrid-dev`,
 //! compiled here); every host's joules must agree to 1e-9 relative, and every completion date
 //! and failure flag too. Closed forms check one host alone.
@@ -131,11 +132,11 @@ impl Numbers {
 
 /// A random scenario on `platform` (relative to `dir`): execs of 0.1 to 3 Gflop on random hosts
 /// at random dates, pstate changes, and off/on pairs, over about 100 s; energies at 120 s.
-fn random_scenario(seed: u64, platform: &str, hosts: &[&str], pstates: usize) -> String {
+fn random_scenario(seed: u64, platform: &str, hosts: &[(&str, usize)]) -> String {
     let mut n = Numbers(seed);
     let mut acts = Vec::new();
     for _ in 0..40 {
-        let host = hosts[n.below(hosts.len())];
+        let (host, pstates) = hosts[n.below(hosts.len())];
         let start = 100.0 * n.unit();
         let act = match n.below(10) {
             0..=5 => format!(
@@ -169,15 +170,23 @@ fn scratch() -> PathBuf {
 #[test]
 fn random_scenarios_agree_with_simgrid_per_host() {
     let examples = root().join("tests/data/platforms/simgrid-examples");
-    let cases: [(&str, &[&str]); 2] = [
-        ("energy_platform.xml", &["MyHost1", "MyHost2", "MyHost3"]),
-        ("energy_cluster.xml", &["MyHost1", "MyHost2"]),
+    let profiled = root().join("tests/data/energy/profiled.xml");
+    // Each host with its pstate count.
+    let cases: [(PathBuf, &[(&str, usize)]); 3] = [
+        (
+            examples.join("energy_platform.xml"),
+            &[("MyHost1", 3), ("MyHost2", 3), ("MyHost3", 3)],
+        ),
+        (examples.join("energy_cluster.xml"), &[("MyHost1", 3), ("MyHost2", 3)]),
+        // Speed and state profiles on powered hosts, and a host without power properties.
+        (profiled, &[("P1", 3), ("P2", 2), ("Plain", 1)]),
     ];
     let dir = scratch();
     let (mut problems, mut hosts, mut worst) = (Vec::new(), 0, 0.0f64);
-    for (file, names) in cases {
+    for (platform, names) in cases {
+        let file = platform.file_name().unwrap().to_string_lossy().to_string();
         for seed in 1..=4u64 {
-            let text = random_scenario(seed, &examples.join(file).display().to_string(), names, 3);
+            let text = random_scenario(seed, &platform.display().to_string(), names);
             let path = dir.join(format!("{file}.{seed}.json"));
             std::fs::write(&path, text).unwrap();
             let (ours, theirs) = (gridsim(&path), simgrid(&path));
