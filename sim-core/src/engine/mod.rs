@@ -230,7 +230,9 @@ impl Engine {
         Engine::with_options(platform, params, SharingMode::default())
     }
 
-    /// An engine with explicit network parameters and sharing mode.
+    /// An engine with explicit network parameters and sharing mode. Hosts' power properties
+    /// are checked by [`Engine::new`]; here a host whose properties do not parse gets no energy
+    /// meter.
     pub fn with_options(platform: Arc<Platform>, params: NetworkParams, mode: SharingMode) -> Engine {
         let mut lmm = MaxMinSystem::with_mode(mode);
         let host_count = platform.hosts.len();
