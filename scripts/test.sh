@@ -6,7 +6,8 @@
 # (never skip) when it is missing, so this script installs it first. The SimGrid comparison
 # benchmark (bench/compare.py) also needs SimGrid's C++ headers and library (libsimgrid-dev) and
 # GNU time (time) for peak memory; they are installed here too, so both work after this one
-# command on a fresh machine.
+# command on a fresh machine. The energy agreement test builds its C++ oracle against
+# libsimgrid-dev with g++, also installed here.
 #
 # The peer-tool tests (tests/batch_peers.rs) run AccaSim and evalys from PyPI in a virtual
 # environment of their own, target/peers-venv (or $GRIDSIM_PEERS_VENV), made here with Debian's
@@ -18,6 +19,8 @@ cd "$(dirname "$0")/.."
 missing=()
 /usr/bin/python3 -c 'import simgrid' >/dev/null 2>&1 || missing+=(python3-simgrid)
 [ -f /usr/include/simgrid/s4u.hpp ] || missing+=(libsimgrid-dev)
+# tests/simgrid_energy.rs compiles its SimGrid oracle (scripts/simgrid_energy_oracle.cpp).
+command -v g++ >/dev/null 2>&1 || missing+=(g++)
 [ -x /usr/bin/time ] || missing+=(time)
 /usr/bin/python3 -c 'import ensurepip' >/dev/null 2>&1 || missing+=(python3-venv)
 if [ ${#missing[@]} -gt 0 ]; then

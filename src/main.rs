@@ -145,6 +145,9 @@ enum Command {
     },
     /// Run a scenario of timed transfers and execs; print each completion date as JSON.
     ///
+    /// The scenario may also change hosts' pstates and turn them off and on, and with
+    /// "energy_at" the output lists each powered host's joules up to that date.
+    ///
     /// An activity that does not finish (its completion date is not a finite number, its
     /// resources can no longer let it progress, or a limit stopped the replay) has "finish":
     /// null and an "error" saying why, and the command then exits with status 1.

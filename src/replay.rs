@@ -5,7 +5,12 @@
 //!
 //! Scenario: `{"platform": path relative to the scenario file, "config": {SimGrid --cfg items},
 //! "activities": [{"kind": "comm", "src", "dst", "bytes", "start"} | {"kind": "exec", "host",
-//! "flops", "start"}]}`.
+//! "flops", "start"} | {"kind": "pstate", "host", "pstate", "start"} | {"kind": "off" or "on",
+//! "host", "start"}], "energy_at": date}`. A `pstate` action puts the host in that power state
+//! (`Engine::set_pstate`), `off` and `on` turn it off and on (`Engine::set_host_on`); each is
+//! reported done at its start. With `energy_at`, the output also lists, for every host with
+//! power properties, the joules it consumed from 0 to that date (SimGrid's host energy model,
+//! `sim_core::energy`); `tests/simgrid_energy.rs` compares them with SimGrid's plugin.
 //!
 //! Every replay ends. It runs under an event budget and an optional wall-clock budget, the
 //! `[limits]` of an experiment's runs (`--events`, 1e10 by default, and `--wall-s`: see
@@ -47,6 +52,8 @@ pub struct Scenario {
     pub activity_lines: Vec<usize>,
     /// Free text.
     pub description: Option<String>,
+    /// The date at which every powered host's energy is reported.
+    pub energy_at: Option<f64>,
 }
 
 /// The file's shape before its parts are read: each part is kept as the slice of text it came
@@ -62,6 +69,8 @@ struct ScenarioText<'a> {
     activities: Vec<&'a serde_json::value::RawValue>,
     #[serde(default)]
     description: Option<String>,
+    #[serde(default, borrow)]
+    energy_at: Option<&'a serde_json::value::RawValue>,
     /// Expected results, read by the agreement tests, not by gridsim.
     #[serde(default)]
     #[allow(dead_code)]
@@ -85,6 +94,12 @@ pub enum ScenarioActivity {
     },
     /// An exec of `flops` on `host` starting at `start`.
     Exec { host: String, flops: f64, start: f64 },
+    /// Puts `host` in power state `pstate` at `start`.
+    Pstate { host: String, pstate: f64, start: f64 },
+    /// Turns `host` off at `start`.
+    Off { host: String, start: f64 },
+    /// Turns `host` on at `start`.
+    On { host: String, start: f64 },
 }
 
 /// The outcome of one activity.
@@ -105,11 +120,23 @@ pub struct ActivityResult {
     pub error: Option<String>,
 }
 
+/// The energy a host consumed up to the scenario's `energy_at`.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct HostEnergy {
+    /// The host's name.
+    pub host: String,
+    /// Joules from date 0 to `energy_at`.
+    pub joules: f64,
+}
+
 /// All outcomes, in scenario order.
 #[derive(Debug, Serialize, Deserialize)]
 pub struct ReplayOutput {
     /// Outcomes, in scenario order.
     pub results: Vec<ActivityResult>,
+    /// With `energy_at`: every host with power properties, in platform order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub energy: Vec<HostEnergy>,
 }
 
 impl ReplayOutput {
@@ -122,6 +149,8 @@ impl ReplayOutput {
 enum Planned {
     Comm(HostId, HostId, f64),
     Exec(HostId, f64),
+    Pstate(HostId, usize),
+    Power(HostId, bool),
 }
 
 /// The application. It writes into results the caller owns, so that what finished before a
@@ -131,23 +160,40 @@ struct Replay<'a> {
     results: &'a mut [ActivityResult],
     /// Whether each activity's start date has come.
     started: &'a mut [bool],
+    energy_at: Option<f64>,
+    energy: &'a mut Vec<HostEnergy>,
 }
 
 /// Kind codes of the replay's [`Tag`]s, whose index is the activity's: its start timer, and the
 /// activity itself.
 const START: u8 = 0;
 const ACTIVITY: u8 = 1;
+/// The timer of `energy_at`.
+const ENERGY: u8 = 2;
 
 impl Application for Replay<'_> {
     fn start(&mut self, engine: &mut Engine) {
         for (i, (start, _)) in self.plan.iter().enumerate() {
             engine.sleep(*start, Tag::new(i, START).into());
         }
+        if let Some(at) = self.energy_at {
+            engine.sleep(at, Tag::new(0, ENERGY).into());
+        }
     }
 
     fn on_notification(&mut self, engine: &mut Engine, note: Notification) {
         let now = engine.now().secs();
         match note {
+            Notification::Completed { tag, .. } if Tag::from(tag).kind() == ENERGY => {
+                for (i, host) in engine.platform().hosts.iter().enumerate() {
+                    if let Some(joules) = engine.energy_j(HostId(i as u32)) {
+                        self.energy.push(HostEnergy {
+                            host: host.name.clone(),
+                            joules,
+                        });
+                    }
+                }
+            }
             Notification::Completed { tag, .. } if Tag::from(tag).kind() == START => {
                 let i = Tag::from(tag).index();
                 self.started[i] = true;
@@ -161,6 +207,18 @@ impl Application for Replay<'_> {
                             self.results[i].failed = true;
                             self.results[i].error = Some(err.to_string());
                         }
+                    }
+                    Planned::Pstate(host, pstate) => {
+                        // The pstate was checked against the host when the plan was made.
+                        if let Err(err) = engine.set_pstate(host, pstate) {
+                            self.results[i].failed = true;
+                            self.results[i].error = Some(err.to_string());
+                        }
+                        self.results[i].finish = Some(now);
+                    }
+                    Planned::Power(host, on) => {
+                        engine.set_host_on(host, on);
+                        self.results[i].finish = Some(now);
                     }
                 }
             }
@@ -211,6 +269,19 @@ pub fn parse(source: &str, text: &str) -> Result<Scenario> {
             config.insert(key, value);
         }
     }
+    let energy_at = match raw.energy_at {
+        Some(v) => {
+            let at: f64 = field_value(v, "energy_at", &format!("{source}:{}", line_of(v)))?;
+            if !(at.is_finite() && at >= 0.0) {
+                return Err(anyhow!(
+                    "{source}:{}: field energy_at: {at} is not a finite date >= 0",
+                    line_of(v)
+                ));
+            }
+            Some(at)
+        }
+        None => None,
+    };
     let mut activities = Vec::with_capacity(raw.activities.len());
     let mut activity_lines = Vec::with_capacity(raw.activities.len());
     for (index, item) in raw.activities.iter().enumerate() {
@@ -225,6 +296,7 @@ pub fn parse(source: &str, text: &str) -> Result<Scenario> {
         activities,
         activity_lines,
         description: raw.description,
+        energy_at,
     })
 }
 
@@ -262,9 +334,11 @@ fn activity(
     let allowed: &[&str] = match kind.as_str() {
         "comm" => &["kind", "src", "dst", "bytes", "start"],
         "exec" => &["kind", "host", "flops", "start"],
+        "pstate" => &["kind", "host", "pstate", "start"],
+        "off" | "on" => &["kind", "host", "start"],
         other => {
             return Err(anyhow!(
-                "{}: field kind: unknown variant `{other}`, expected `comm` or `exec`",
+                "{}: field kind: unknown variant `{other}`, expected `comm`, `exec`, `pstate`, `off` or `on`",
                 at(line_of(text, get("kind")?.get()))
             ))
         }
@@ -283,9 +357,22 @@ fn activity(
             bytes: number("bytes")?,
             start: number("start")?,
         },
-        _ => ScenarioActivity::Exec {
+        "exec" => ScenarioActivity::Exec {
             host: string("host")?,
             flops: number("flops")?,
+            start: number("start")?,
+        },
+        "pstate" => ScenarioActivity::Pstate {
+            host: string("host")?,
+            pstate: number("pstate")?,
+            start: number("start")?,
+        },
+        "off" => ScenarioActivity::Off {
+            host: string("host")?,
+            start: number("start")?,
+        },
+        _ => ScenarioActivity::On {
+            host: string("host")?,
             start: number("start")?,
         },
     })
@@ -423,6 +510,19 @@ pub fn run_with_limits(scenario: &Scenario, platform: Platform, limits: RunLimit
                 *start,
                 Planned::Exec(host("host", h)?, amount("flops", *flops)?),
             ),
+            ScenarioActivity::Pstate { host: h, pstate, start } => {
+                let id = host("host", h)?;
+                let count = platform.host(id).pstate_count();
+                if !(pstate.fract() == 0.0 && *pstate >= 0.0 && *pstate < count as f64) {
+                    return Err(anyhow!(
+                        "{at}: field pstate: {pstate} is not a pstate of host '{h}', which has {count} (0 to {})",
+                        count - 1
+                    ));
+                }
+                ("pstate", *start, Planned::Pstate(id, *pstate as usize))
+            }
+            ScenarioActivity::Off { host: h, start } => ("off", *start, Planned::Power(host("host", h)?, false)),
+            ScenarioActivity::On { host: h, start } => ("on", *start, Planned::Power(host("host", h)?, true)),
         };
         amount("start", start)?;
         plan.push((start, planned));
@@ -437,6 +537,7 @@ pub fn run_with_limits(scenario: &Scenario, platform: Platform, limits: RunLimit
     }
     let engine = Engine::new(Arc::new(platform)).map_err(|e| anyhow!("{e}"))?;
     let mut started = vec![false; plan.len()];
+    let mut energy = Vec::new();
     let watchdog = Watchdog::default();
     let (finished, watch_stop) = std::sync::mpsc::channel::<()>();
     let outcome = std::thread::scope(|scope| {
@@ -452,6 +553,8 @@ pub fn run_with_limits(scenario: &Scenario, platform: Platform, limits: RunLimit
             plan: &plan,
             results: &mut results,
             started: &mut started,
+            energy_at: scenario.energy_at,
+            energy: &mut energy,
         };
         let outcome = budget::run_limited(guards, || {
             Simulation::new(engine, app).run_until(SimTime::INFINITY);
@@ -480,7 +583,7 @@ pub fn run_with_limits(scenario: &Scenario, platform: Platform, limits: RunLimit
         r.failed = true;
         r.error = Some(why);
     }
-    Ok(ReplayOutput { results })
+    Ok(ReplayOutput { results, energy })
 }
 
 /// Why a limit stopped the replay, naming the option that sets it.

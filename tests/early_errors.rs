@@ -31,7 +31,7 @@ fn a_table_the_family_does_not_write_is_refused_by_validate() {
     assert_eq!(out.code, Some(1), "{err}");
     assert!(
         err.contains(
-            "e.toml:11:11: outputs.tables: family 'bot' has no table 'chunkz' (its tables: chunks, lost_chunks, downtime)"
+            "e.toml:11:11: outputs.tables: family 'bot' has no table 'chunkz' (its tables: chunks, lost_chunks, energy, downtime)"
         ),
         "{err}"
     );

@@ -584,6 +584,16 @@ impl Ctx<'_> {
             host.io_buffer_bytes = Some(self.non_negative(el, m)?);
         }
         host.properties = h.properties.clone();
+        // SimGrid's energy properties (one pstate: TOML hosts have one speed).
+        if let Err(reason) = sim_core::energy::HostPower::from_host(&host) {
+            let key = if reason.contains(sim_core::energy::WATTAGE_OFF) {
+                sim_core::energy::WATTAGE_OFF
+            } else {
+                sim_core::energy::WATTAGE_PER_STATE
+            };
+            let value = host.properties.get(key).cloned().unwrap_or_default();
+            return Err(self.err(whole, el, Some("properties"), ErrorKind::BadValue { value, reason }));
+        }
         let mut disks = Vec::new();
         for d in &h.disk {
             let dwhole = d.span();

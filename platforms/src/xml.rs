@@ -541,6 +541,10 @@ impl<'a, 'input> Ctx<'a, 'input> {
             ));
         }
         let mut host = Host::new(id, speed);
+        if speeds.len() > 1 {
+            host.pstate_speeds = speeds.iter().map(|&(_, s)| s).collect();
+        }
+        host.pstate = pstate;
         if let Some(core) = node.attribute("core") {
             host.cores = self.integer(node, "core", core, 1)?.min(u32::MAX as i64) as u32;
         }
@@ -584,6 +588,22 @@ impl<'a, 'input> Ctx<'a, 'input> {
                 "disk" => disks.push(self.disk(child)?),
                 _ => return Err(self.misplaced(child, node)),
             }
+        }
+        // The energy plugin's properties are checked here so that a bad one is reported at its
+        // line; the engine reads them again through the same parser.
+        if let Err(reason) = sim_core::energy::HostPower::from_host(&host) {
+            let key = if reason.contains(sim_core::energy::WATTAGE_OFF) {
+                sim_core::energy::WATTAGE_OFF
+            } else {
+                sim_core::energy::WATTAGE_PER_STATE
+            };
+            let prop = self
+                .elements(node)?
+                .into_iter()
+                .find(|c| tag(*c) == "prop" && c.attribute("id") == Some(key))
+                .unwrap_or(node);
+            let value = host.properties.get(key).cloned().unwrap_or_default();
+            return Err(self.err_at(prop, Some("value"), ErrorKind::BadValue { value, reason }));
         }
         let host_id = self
             .b
@@ -891,9 +911,21 @@ impl<'a, 'input> Ctx<'a, 'input> {
 
     /// `<cluster>`: with `topology="FLAT"` (the default), a Star zone expanded as SimGrid 3.32
     /// does (see [`Builder::fill_cluster`]), `topo_parameters` ignored; with TORUS, FAT_TREE or
-    /// DRAGONFLY, see [`Ctx::topology_cluster`]. `prop` children (zone properties) are checked
-    /// and ignored.
+    /// DRAGONFLY, see [`Ctx::topology_cluster`]. `prop` children are
+    /// and given to every host, with every pstate's speed, as SimGrid 3.32 does.
     fn cluster(&mut self, node: Node, parent: Option<ZoneId>) -> Res<()> {
+        let first_host = self.b.platform.hosts.len();
+        let template = self.cluster_zone(node, parent)?;
+        for h in &mut self.b.platform.hosts[first_host..] {
+            h.pstate_speeds.clone_from(&template.pstate_speeds);
+            h.properties.clone_from(&template.properties);
+        }
+        Ok(())
+    }
+
+    /// [`Ctx::cluster`]'s zone, links and hosts; returns the host every cluster host copies its
+    /// pstate speeds and properties from.
+    fn cluster_zone(&mut self, node: Node, parent: Option<ZoneId>) -> Res<Host> {
         self.check_attrs(
             node,
             &[
@@ -934,12 +966,11 @@ impl<'a, 'input> Ctx<'a, 'input> {
         let topology = node.attribute("topology").unwrap_or("FLAT");
         let topology = self.choice(node, "topology", topology, &["FLAT", "TORUS", "FAT_TREE", "DRAGONFLY"])?;
         let speed_text = self.req(node, "speed")?;
-        let mut speed = None;
+        let mut speeds = Vec::new();
         for part in speed_text.split(',') {
-            let s = self.positive(node, "speed", self.quantity(node, "speed", part, Quantity::Speed)?)?;
-            speed.get_or_insert(s);
+            speeds.push(self.positive(node, "speed", self.quantity(node, "speed", part, Quantity::Speed)?)?);
         }
-        let speed = speed.unwrap_or(1.0);
+        let speed = speeds.first().copied().unwrap_or(1.0);
         let cores = match node.attribute("core") {
             Some(v) => self.integer(node, "core", v, 1)?.min(u32::MAX as i64) as u32,
             None => 1,
@@ -976,11 +1007,34 @@ impl<'a, 'input> Ctx<'a, 'input> {
             None => None,
         };
         let router = self.opt(node, "router_id").map(str::to_string);
+        // As SimGrid 3.32's cluster creation, every host gets every pstate's speed (starting
+        // at pstate 0) and the cluster's properties (the energy plugin's among them).
+        let mut properties = BTreeMap::new();
         for child in self.elements(node)? {
             if tag(child) != "prop" {
                 return Err(self.misplaced(child, node));
             }
-            self.prop(child)?;
+            let (key, value) = self.prop(child)?;
+            properties.insert(key, value);
+        }
+        let mut template = Host::new(format!("{prefix}{suffix}"), speed);
+        if speeds.len() > 1 {
+            template.pstate_speeds = speeds;
+        }
+        template.properties = properties;
+        if let Err(reason) = sim_core::energy::HostPower::from_host(&template) {
+            let key = if reason.contains(sim_core::energy::WATTAGE_OFF) {
+                sim_core::energy::WATTAGE_OFF
+            } else {
+                sim_core::energy::WATTAGE_PER_STATE
+            };
+            let prop = self
+                .elements(node)?
+                .into_iter()
+                .find(|c| tag(*c) == "prop" && c.attribute("id") == Some(key))
+                .unwrap_or(node);
+            let value = template.properties.get(key).cloned().unwrap_or_default();
+            return Err(self.err_at(prop, Some("value"), ErrorKind::BadValue { value, reason }));
         }
         if topology != "FLAT" {
             let links = ClusterLinks {
@@ -1002,7 +1056,8 @@ impl<'a, 'input> Ctx<'a, 'input> {
                 .iter()
                 .map(|r| host(format!("{prefix}{r}{suffix}")))
                 .collect();
-            return self.topology_cluster(node, parent, topology, links, hosts);
+            self.topology_cluster(node, parent, topology, links, hosts)?;
+            return Ok(template);
         }
         let zone = match parent {
             Some(p) => self.b.add_zone(p, &id, ZoneRouting::Star),
@@ -1032,7 +1087,8 @@ impl<'a, 'input> Ctx<'a, 'input> {
                 ClusterPart::Router => "id",
             };
             self.err_at(node, Some(field), e)
-        })
+        })?;
+        Ok(template)
     }
 
     /// A `<cluster>` with `topology` TORUS, FAT_TREE or DRAGONFLY: a Full zone holding the
@@ -1308,5 +1364,64 @@ mod pstate_tests {
         let p = crate::load_platform(&path).unwrap();
         let speeds: Vec<(&str, f64)> = p.hosts.iter().map(|h| (h.name.as_str(), h.speed)).collect();
         assert_eq!(speeds, [("MyHost1", 100e6), ("MyHost2", 100e6)]);
+        assert_eq!(p.hosts[0].pstate_speeds, [100e6, 50e6, 20e6, 0.0, 0.0]);
+        assert_eq!(p.hosts[1].pstate_count(), 1);
+    }
+
+    fn example(name: &str) -> sim_core::platform::Platform {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../tests/data/platforms/simgrid-examples")
+            .join(name);
+        crate::load_platform(&path).unwrap()
+    }
+
+    #[test]
+    fn energy_examples_keep_pstates_and_power_properties() {
+        use sim_core::energy::{HostPower, PowerRange};
+        // energy_platform.xml: MyHost1, 4 cores at "100.0Mf,50.0Mf,20.0Mf", pstate 0,
+        // "100.0:93.33333333333333:200.0, 93.0:90.0:170.0, 90.0:90.0:150.0", off 10 W.
+        let p = example("energy_platform.xml");
+        let h = &p.hosts[0];
+        assert_eq!(
+            (h.pstate_speeds.as_slice(), h.pstate, h.cores),
+            (&[100e6, 50e6, 20e6][..], 0, 4)
+        );
+        let power = HostPower::from_host(h).unwrap().unwrap();
+        assert_eq!(power.off, 10.0);
+        assert_eq!(
+            power.ranges[1],
+            PowerRange {
+                idle: 93.0,
+                epsilon: 90.0,
+                full: 170.0
+            }
+        );
+        // energy_cluster.xml: the cluster's speeds and properties go to both hosts.
+        let p = example("energy_cluster.xml");
+        assert_eq!(p.hosts.len(), 2);
+        for h in &p.hosts {
+            assert_eq!(h.pstate_speeds, [100e6, 50e6, 20e6], "{}", h.name);
+            assert_eq!(h.cores, 4);
+            let power = HostPower::from_host(h).unwrap().unwrap();
+            assert_eq!(
+                power.ranges[2],
+                PowerRange {
+                    idle: 90.0,
+                    epsilon: 90.0,
+                    full: 150.0
+                }
+            );
+        }
+    }
+
+    #[test]
+    fn bad_power_property_is_reported_at_its_line() {
+        let text = "<?xml version='1.0'?>\n<platform version=\"4.1\">\n<zone id=\"z\" routing=\"Full\">\n\
+                    <host id=\"h\" speed=\"1Gf,2Gf\">\n<prop id=\"wattage_per_state\" value=\"1:2\"/>\n</host>\n\
+                    </zone>\n</platform>\n";
+        let e = crate::parse_simgrid_xml(text, "p.xml", &mut crate::NoFiles)
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with("p.xml:5:") && e.contains("1 power profile(s)"), "{e}");
     }
 }

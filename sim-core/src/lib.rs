@@ -8,10 +8,12 @@
 //! * [`network`]: the LV08 network model's parameters.
 //! * [`engine`]: clock, resources and activities; [`app`]: the run loop.
 //! * [`budget`]: a run's resource guards (event budget, stop flag).
+//! * [`energy`]: SimGrid's host energy model (power per pstate, load and state).
 #![warn(missing_docs)]
 
 pub mod app;
 pub mod budget;
+pub mod energy;
 pub mod engine;
 pub mod network;
 pub mod platform;
@@ -22,6 +24,6 @@ pub mod sharing;
 pub mod time;
 
 pub use app::{Application, Simulation};
-pub use engine::{ActivityId, ActivityKind, Engine, EngineStats, FailureCause, IoOp, Notification, Tag};
+pub use engine::{ActivityId, ActivityKind, Engine, EngineStats, FailureCause, IoOp, Notification, PstateError, Tag};
 pub use network::NetworkParams;
 pub use time::{SimTime, EPSILON};

@@ -55,6 +55,10 @@ pub enum ConfigError {
     /// The value cannot be used for this key.
     #[error("network setting '{key}': bad value '{value}': {why}")]
     BadValue { key: String, value: String, why: String },
+    /// A host's energy properties (`wattage_per_state`, `wattage_off`) do not parse; the
+    /// message names the host and the property.
+    #[error("{0}")]
+    HostPower(String),
 }
 
 const KNOWN_KEYS: &[&str] = &[

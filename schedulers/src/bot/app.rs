@@ -104,6 +104,20 @@ pub struct BotOutcome {
     pub workers_restarted: usize,
     /// The chunks that failures took from workers (handed out again by the master).
     pub lost_chunks: Vec<LostChunk>,
+    /// Every host with power properties (SimGrid's host energy model, `sim_core::energy`), in
+    /// platform order, as of the makespan; empty on a platform without them.
+    pub energy: Vec<HostEnergy>,
+}
+
+/// A powered host's energy and CPU load from the start to the makespan.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct HostEnergy {
+    /// The host (any host of the platform: one the run does not use still draws idle power).
+    pub host: HostId,
+    /// Joules consumed.
+    pub joules: f64,
+    /// Its CPU load integrated over time, seconds (`Engine::cpu_load_s`).
+    pub load_s: f64,
 }
 
 /// A chunk a worker lost when its host turned off.
@@ -314,6 +328,19 @@ impl MasterWorker {
         self.outcome.chunks_done += 1;
         self.outcome.tasks_done += size;
         self.outcome.makespan = self.outcome.makespan.max(now);
+        if self.outcome.tasks_done >= self.config.tasks && engine.has_power() {
+            // The last task is done: this is the makespan, when the energy is reported.
+            self.outcome.energy = (0..engine.platform().hosts.len() as u32)
+                .map(HostId)
+                .filter_map(|host| {
+                    Some(HostEnergy {
+                        host,
+                        joules: engine.energy_j(host)?,
+                        load_s: engine.cpu_load_s(host)?,
+                    })
+                })
+                .collect();
+        }
         state.last = Some(report);
         state.proposal = self.hooks[worker]
             .as_mut()

@@ -4,6 +4,13 @@
 //! Deployment: the master runs on host `master` (default: the platform's first host); the
 //! workers run on the first `nodes − 1` other hosts in platform order (`nodes` counts the master,
 //! as the LDS paper's "64 and 90 nodes" do; default: every host).
+//!
+//! Energy: on a platform whose hosts carry SimGrid's power properties (`wattage_per_state`,
+//! `wattage_off`; see `sim_core::energy` and docs/energy.md), a run also reports `energy_j`,
+//! the joules every powered host of the platform consumed from the start to the makespan
+//! (hosts the deployment leaves out still draw their idle power, as in SimGrid's total), and
+//! the `energy` table per host. On a platform without them there is no energy metric (its
+//! cell in runs.csv is empty) and the `energy` table has no rows.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -72,6 +79,10 @@ const METRICS: &[Named] = &[
         name: "chunks_lost",
         description: "chunks lost with their worker and handed out again",
     },
+    Named {
+        name: "energy_j",
+        description: "joules all powered hosts consumed up to the makespan (SimGrid's host energy model; only on platforms with `wattage_per_state` properties)",
+    },
 ];
 
 const TABLES: &[TableInfo] = &[
@@ -84,6 +95,11 @@ const TABLES: &[TableInfo] = &[
         name: "lost_chunks",
         description: "one row per chunk lost with its worker: the worker, its host, the tasks and the date",
         columns: &["worker", "host", "size", "first_task", "lost_s"],
+    },
+    TableInfo {
+        name: "energy",
+        description: "one row per host with power properties: its joules up to the makespan and its mean CPU load (fraction of its cores' capacity in use) over that time",
+        columns: &["host", "energy_j", "mean_load"],
     },
     TableInfo {
         name: "downtime",
@@ -241,6 +257,10 @@ impl Family for BagOfTasks {
         metrics.insert("workers_lost".to_string(), outcome.workers_lost as f64);
         metrics.insert("workers_restarted".to_string(), outcome.workers_restarted as f64);
         metrics.insert("chunks_lost".to_string(), outcome.lost_chunks.len() as f64);
+        if !outcome.energy.is_empty() {
+            let total: f64 = outcome.energy.iter().map(|e| e.joules).sum();
+            metrics.insert("energy_j".to_string(), total);
+        }
         // Both chunk tables start with the worker, its host, the size and the first task, then
         // their dates.
         let row = |worker: usize, size: u64, first: u64, dates: &[f64]| -> Vec<ParamValue> {
@@ -262,6 +282,25 @@ impl Family for BagOfTasks {
             .map(|c| row(c.worker, c.size, c.first_task, &[c.lost]))
             .collect();
         let mut tables = BTreeMap::from([declared_table(TABLES, "lost_chunks", lost_rows)?]);
+        if spec.tables.iter().any(|t| t == "energy") {
+            let rows = outcome
+                .energy
+                .iter()
+                .map(|e| {
+                    let mean_load = if outcome.makespan > 0.0 {
+                        e.load_s / outcome.makespan
+                    } else {
+                        0.0
+                    };
+                    vec![
+                        ParamValue::Str(spec.platform.host(e.host).name.clone()),
+                        ParamValue::Float(e.joules),
+                        ParamValue::Float(mean_load),
+                    ]
+                })
+                .collect();
+            tables.extend([declared_table(TABLES, "energy", rows)?]);
+        }
         // Down periods come from the platform's state profiles, not from the run: what a
         // timeline shades behind a worker's chunks (`down` of a timeline figure). Kept only when
         // asked, since a periodic profile gives a row per cycle.
@@ -303,5 +342,106 @@ impl Family for BagOfTasks {
             tables,
             incomplete,
         })
+    }
+}
+
+#[cfg(test)]
+mod energy_tests {
+    use super::*;
+    use sim_core::platform::{Host, Link, Platform};
+
+    /// A master `m` and two workers `w1`, `w2` (one core, 1 Gflop/s each) on one 1 GB/s link.
+    /// With `power`, the master's `wattage_per_state` is "50:150" and the workers' "100:200".
+    fn spec(power: bool) -> RunSpec {
+        let mut p = Platform::new();
+        let mut ids = Vec::new();
+        for (name, watts) in [("m", "50:150"), ("w1", "100:200"), ("w2", "100:200")] {
+            let mut h = Host::new(name, 1e9);
+            if power {
+                h.properties.insert("wattage_per_state".into(), watts.into());
+            }
+            ids.push(p.add_host(h).unwrap());
+        }
+        let link = p.add_link(Link::new("l", 1e9, 1e-4)).unwrap();
+        for &a in &ids {
+            for &b in &ids {
+                if a != b {
+                    p.routing.add_route(a, b, vec![link]);
+                }
+            }
+        }
+        RunSpec {
+            index: 0,
+            platform: Arc::new(p),
+            platform_name: "three hosts".into(),
+            scheduler: "wq".into(),
+            params: [
+                ("tasks".to_string(), ParamValue::Int(7)),
+                ("task_flops".to_string(), ParamValue::Float(1e9)),
+            ]
+            .into(),
+            replication: 0,
+            seed: 1,
+            workload: None,
+            tables: vec!["chunks".into(), "energy".into()],
+        }
+    }
+
+    fn float(v: &ParamValue) -> f64 {
+        v.as_f64().unwrap()
+    }
+
+    #[test]
+    fn energy_is_idle_power_over_the_makespan_plus_the_busy_surplus() {
+        // SimGrid's model for one-core hosts whose epsilon is their idle power (the "idle:full"
+        // form): idle watts while nothing runs, full watts while an exec does. A worker runs
+        // one chunk at a time, so over the makespan T it consumes 100 T + (200 − 100) × (its
+        // chunks' exec time); the master computes nothing: 50 T. The exec times are read from
+        // the chunks table, apart from the energy meters.
+        let out = BagOfTasks.run(&spec(true)).unwrap();
+        let t = out.metrics["makespan_s"];
+        let chunks = &out.tables["chunks"];
+        let column = |name: &str| chunks.columns.iter().position(|c| c == name).unwrap();
+        let (host, start, end) = (column("host"), column("start_s"), column("end_s"));
+        let busy = |w: &str| -> f64 {
+            chunks
+                .rows
+                .iter()
+                .filter(|r| r[host] == ParamValue::Str(w.into()))
+                .map(|r| float(&r[end]) - float(&r[start]))
+                .sum()
+        };
+        let (b1, b2) = (busy("w1"), busy("w2"));
+        assert!(b1 > 0.0 && b2 > 0.0);
+        let expected = [
+            ("m", 50.0 * t),
+            ("w1", 100.0 * t + 100.0 * b1),
+            ("w2", 100.0 * t + 100.0 * b2),
+        ];
+        let table = &out.tables["energy"];
+        assert_eq!(table.columns, ["host", "energy_j", "mean_load"]);
+        assert_eq!(table.rows.len(), 3);
+        for (row, (name, joules)) in table.rows.iter().zip(expected) {
+            assert_eq!(row[0], ParamValue::Str(name.into()));
+            assert!(
+                (float(&row[1]) - joules).abs() <= 1e-9 * joules,
+                "{name}: {row:?} vs {joules}"
+            );
+        }
+        // Mean load: the busy fraction of each one-core worker, 0 for the master.
+        assert_eq!(float(&table.rows[0][2]), 0.0);
+        assert!((float(&table.rows[1][2]) - b1 / t).abs() < 1e-12);
+        let total: f64 = expected.iter().map(|e| e.1).sum();
+        assert!((out.metrics["energy_j"] - total).abs() <= 1e-9 * total);
+    }
+
+    #[test]
+    fn no_power_properties_no_energy_metric_and_an_empty_table() {
+        let out = BagOfTasks.run(&spec(false)).unwrap();
+        assert!(!out.metrics.contains_key("energy_j"));
+        assert!(out.tables["energy"].rows.is_empty());
+        // The same run with power properties: the schedule does not move.
+        let powered = BagOfTasks.run(&spec(true)).unwrap();
+        assert_eq!(out.metrics["makespan_s"], powered.metrics["makespan_s"]);
     }
 }

@@ -31,7 +31,9 @@ crate::policies!(dyn ChunkPolicy;
     lds: [ENTRY],
 );
 
-pub use app::{finish, run, simulation, BotConfig, BotOutcome, ChunkRecord, LostChunk, MasterWorker, TaskSizes};
+pub use app::{
+    finish, run, simulation, BotConfig, BotOutcome, ChunkRecord, HostEnergy, LostChunk, MasterWorker, TaskSizes,
+};
 
 /// What a worker measured on its last chunk.
 #[derive(Clone, Copy, Debug, PartialEq)]

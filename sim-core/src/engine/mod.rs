@@ -6,8 +6,9 @@
 //! and profile changes. Every shared resource is a constraint of one max-min system
 //! ([`crate::sharing::maxmin`]):
 //!
-//! * a host is one constraint of capacity `speed × cores × speed_factor(t)`; an exec is a
-//!   variable of penalty 1 bounded by one core, `speed × speed_factor(t)`;
+//! * a host is one constraint of capacity `speed × cores × speed_factor(t)`, `speed` being the
+//!   peak speed of its current pstate ([`Engine::set_pstate`]); an exec is a variable of
+//!   penalty 1 bounded by one core, `speed × speed_factor(t)`;
 //! * a link is one constraint of capacity `bandwidth × bandwidth_factor(t)` (SHARED or FATPIPE);
 //!   a comm is a variable as [`crate::network`] describes (LV08);
 //! * a SimGrid disk is two constraints (read and write bandwidth); an FCFS disk serves one
@@ -29,7 +30,8 @@
 //! profiles, on/off, FCFS queues), `clock.rs` (bottleneck clocks: joining, leaving, the members
 //! a due clock completes, rescheduling) and `route_cache.rs` (resolving a route once, its
 //! figures, its variable uses, giving back implied links), which keeps its routes through
-//! `route_index.rs` and `route_lists.rs`.
+//! `route_index.rs` and `route_lists.rs`; `power.rs` (pstates, turning hosts off and on, and
+//! SimGrid's host energy meters).
 //!
 //! Applications label each activity with a `u64` tag that the engine hands back in its
 //! notification and never reads; [`Tag`] (`tag.rs`) packs an index and a kind code into one.
@@ -38,6 +40,7 @@ mod activity;
 mod clock;
 mod event;
 mod implied;
+mod power;
 mod resources;
 mod route_cache;
 mod route_index;
@@ -50,6 +53,7 @@ use std::sync::Arc;
 
 pub use activity::{ActivityId, ActivityKind, FailureCause, IoOp, Notification};
 pub use event::{Event, ProfileTarget};
+pub use power::PstateError;
 pub use stats::EngineStats;
 pub use tag::Tag;
 
@@ -206,6 +210,8 @@ pub struct Engine {
     /// Reused by [`Engine::place_by_bottleneck_list`] for the round in its new order.
     due_placed: Vec<(u32, Member)>,
     trace: Option<Vec<TraceRecord>>,
+    /// Each host's energy meter ([`power`]); empty when no host has power properties.
+    meters: Vec<Option<power::HostMeter>>,
 }
 
 impl Engine {
@@ -215,6 +221,7 @@ impl Engine {
     pub fn new(platform: Arc<Platform>) -> Result<Engine, ConfigError> {
         let params = NetworkParams::from_config(&platform.config)?;
         let mode = SharingMode::from_config(&platform.config)?;
+        power::check_power(&platform)?;
         Ok(Engine::with_options(platform, params, mode))
     }
 
@@ -223,7 +230,9 @@ impl Engine {
         Engine::with_options(platform, params, SharingMode::default())
     }
 
-    /// An engine with explicit network parameters and sharing mode.
+    /// An engine with explicit network parameters and sharing mode. Hosts' power properties
+    /// are checked by [`Engine::new`]; here a host whose properties do not parse gets no energy
+    /// meter.
     pub fn with_options(platform: Arc<Platform>, params: NetworkParams, mode: SharingMode) -> Engine {
         let mut lmm = MaxMinSystem::with_mode(mode);
         let host_count = platform.hosts.len();
@@ -290,7 +299,9 @@ impl Engine {
             due_rank: Vec::new(),
             due_placed: Vec::new(),
             trace: None,
+            meters: Vec::new(),
         };
+        engine.meters = power::meters(&engine.platform);
         engine.schedule_profiles();
         engine
     }
@@ -352,7 +363,8 @@ impl Engine {
 
     /// The host's current per-core speed, flop/s (peak × speed profile factor).
     pub fn host_speed(&self, host: HostId) -> f64 {
-        self.platform.host(host).speed * self.hosts[host.0 as usize].speed_factor
+        let state = &self.hosts[host.0 as usize];
+        state.peak * state.speed_factor
     }
 
     /// Number of activities started and not yet completed, failed or cancelled.
@@ -377,6 +389,9 @@ impl Engine {
         let var = self.new_variable(slot, 1.0, bound);
         self.lmm.expand(var, self.hosts[host.0 as usize].cpu, 1.0);
         self.begin_running(slot);
+        if !self.meters.is_empty() {
+            self.exec_count_changed(host, 1);
+        }
         id
     }
 
@@ -915,13 +930,20 @@ impl Engine {
     }
 
     /// Whether a live activity uses a resource whose profile has an event pending (see
-    /// [`Engine::skip_idle_profile_events`] for which uses count).
+    /// [`Engine::skip_idle_profile_events`] for which uses count), or a powered host has one.
     fn profiles_reach_live_activities(&self) -> bool {
         let hosts = self.hosts.len();
         let (mut speed, mut state) = (vec![false; hosts], vec![false; hosts]);
         let mut link = vec![false; self.clock_of_constraint.len()];
         for step in self.profiles.iter() {
             match step.target {
+                // A powered host's energy follows every change of its speed or state, so none
+                // of its profile events may be skipped.
+                ProfileTarget::HostSpeed(h) | ProfileTarget::HostState(h)
+                    if self.meters.get(h.0 as usize).is_some_and(Option::is_some) =>
+                {
+                    return true
+                }
                 ProfileTarget::HostSpeed(h) => speed[h.0 as usize] = true,
                 ProfileTarget::HostState(h) => state[h.0 as usize] = true,
                 ProfileTarget::LinkBandwidth(l) | ProfileTarget::LinkLatency(l) | ProfileTarget::LinkState(l) => {
@@ -1170,6 +1192,11 @@ impl Engine {
     fn release_variable(&mut self, slot: Slot, var: VariableId) {
         self.drop_from_clock(slot);
         self.lmm.remove_variable(var);
+        if !self.meters.is_empty() {
+            if let ActivityKind::Exec { host } = self.activities[slot as usize].kind {
+                self.exec_count_changed(host, -1);
+            }
+        }
     }
 }
 
@@ -1287,3 +1314,6 @@ fn prefetch<T>(value: &T) {
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod power_tests;

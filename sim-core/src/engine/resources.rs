@@ -11,6 +11,10 @@ use crate::sharing::{ConstraintId, MaxMinSystem, Sharing};
 
 pub(crate) struct HostState {
     pub cpu: ConstraintId,
+    /// Peak speed of one core at the current pstate, flop/s.
+    pub peak: f64,
+    /// The current pstate.
+    pub pstate: usize,
     pub speed_factor: f64,
     pub on: bool,
 }
@@ -20,6 +24,8 @@ impl HostState {
         let cpu = lmm.add_constraint(host.speed * host.cores as f64, Sharing::Shared);
         HostState {
             cpu,
+            peak: host.speed,
+            pstate: host.pstate,
             speed_factor: 1.0,
             on: true,
         }
@@ -109,34 +115,10 @@ impl Engine {
         };
         match target {
             ProfileTarget::HostSpeed(h) => {
-                let host = platform.host(h);
-                let state = &mut self.hosts[h.0 as usize];
-                state.speed_factor = value;
-                let cpu = state.cpu;
-                self.lmm.set_capacity(cpu, host.speed * host.cores as f64 * value);
-                let vars: Vec<_> = self.lmm.variables_of(cpu).collect();
-                for var in vars {
-                    self.lmm.set_bound(var, host.speed * value);
-                }
+                self.hosts[h.0 as usize].speed_factor = value;
+                self.speed_changed(h);
             }
-            ProfileTarget::HostState(h) => {
-                let on = value != 0.0;
-                let was_on = std::mem::replace(&mut self.hosts[h.0 as usize].on, on);
-                if on && !was_on {
-                    self.wake_on_waiters(h);
-                }
-                if !on {
-                    self.fail_where(
-                        |_, act| match act.kind {
-                            ActivityKind::Exec { host } => host == h,
-                            ActivityKind::Comm { src, dst } => src == h || dst == h,
-                            ActivityKind::Io { disk, .. } => platform.disks[disk.0 as usize].host == h,
-                            ActivityKind::Sleep => false,
-                        },
-                        FailureCause::HostOff(h),
-                    );
-                }
-            }
+            ProfileTarget::HostState(h) => self.switch_host(h, value != 0.0),
             ProfileTarget::LinkBandwidth(l) => {
                 // SimGrid 3.32 (`NetworkCm02Link::set_bandwidth`): the link's capacity, and the
                 // penalty of every comm using it by weight_S / B_new − weight_S / B_old; a comm's
@@ -182,6 +164,47 @@ impl Engine {
             }
         }
         self.schedule_profile_step(platform_profile(&platform, target), target, index + 1);
+    }
+
+    /// The host's peak speed or speed factor changed: as SimGrid 3.32's
+    /// `CpuCas01::on_speed_change`, the CPU's capacity becomes cores × peak × factor and every
+    /// exec on it is bounded by one core's peak × factor.
+    pub(super) fn speed_changed(&mut self, h: HostId) {
+        let cores = self.platform.host(h).cores as f64;
+        let state = &self.hosts[h.0 as usize];
+        let (cpu, speed) = (state.cpu, state.peak * state.speed_factor);
+        // Written as (peak × cores) × factor: the capacity a profile's factor has always set.
+        self.lmm.set_capacity(cpu, state.peak * cores * state.speed_factor);
+        let vars: Vec<_> = self.lmm.variables_of(cpu).collect();
+        for var in vars {
+            self.lmm.set_bound(var, speed);
+        }
+        self.host_power_changed(h);
+    }
+
+    /// Turns the host on or off (a state profile's event, or [`Engine::set_host_on`]): turning
+    /// off fails every exec on it, every comm to or from it and every request on its disks;
+    /// turning on wakes the sleeps waiting for it.
+    pub(super) fn switch_host(&mut self, h: HostId, on: bool) {
+        let platform = self.platform.clone();
+        let was_on = std::mem::replace(&mut self.hosts[h.0 as usize].on, on);
+        if on && !was_on {
+            self.wake_on_waiters(h);
+        }
+        if !on {
+            self.fail_where(
+                |_, act| match act.kind {
+                    ActivityKind::Exec { host } => host == h,
+                    ActivityKind::Comm { src, dst } => src == h || dst == h,
+                    ActivityKind::Io { disk, .. } => platform.disks[disk.0 as usize].host == h,
+                    ActivityKind::Sleep => false,
+                },
+                FailureCause::HostOff(h),
+            );
+        }
+        if on != was_on {
+            self.host_power_changed(h);
+        }
     }
 
     /// A link's latency or bandwidth changed: as SimGrid 3.32's `NetworkCm02Link::set_latency`

@@ -41,8 +41,14 @@ pub struct DiskId(pub u32);
 pub struct Host {
     /// Unique name (SimGrid `id`).
     pub name: String,
-    /// Peak speed of one core, flop/s. Positive.
+    /// Peak speed of one core, flop/s, at the power state `pstate` the host starts in. Positive.
     pub speed: f64,
+    /// Every power state's peak speed of one core, flop/s (SimGrid `speed="100Mf,50Mf,20Mf"`),
+    /// indexed by pstate. Empty when the host has one pstate, whose speed is `speed`. Pstates
+    /// not in use may have speed 0 (SimGrid models boot and shutdown that way).
+    pub pstate_speeds: Vec<f64>,
+    /// The pstate the host starts in (SimGrid `pstate`, default 0); `speed` is its speed.
+    pub pstate: usize,
     /// Number of cores. At least 1.
     pub cores: u32,
     /// Multiplies `speed` over time (SimGrid `speed_file`).
@@ -65,6 +71,8 @@ impl Host {
         Host {
             name: name.into(),
             speed,
+            pstate_speeds: Vec::new(),
+            pstate: 0,
             cores: 1,
             speed_profile: None,
             state_profile: None,
@@ -72,6 +80,20 @@ impl Host {
             io_buffer_bytes: None,
             disks: Vec::new(),
             properties: BTreeMap::new(),
+        }
+    }
+
+    /// How many power states the host has (at least 1).
+    pub fn pstate_count(&self) -> usize {
+        self.pstate_speeds.len().max(1)
+    }
+
+    /// Peak speed of one core at `pstate`, flop/s; `None` past the last pstate.
+    pub fn pstate_speed(&self, pstate: usize) -> Option<f64> {
+        if self.pstate_speeds.is_empty() {
+            (pstate == 0).then_some(self.speed)
+        } else {
+            self.pstate_speeds.get(pstate).copied()
         }
     }
 }
