@@ -34,7 +34,7 @@ use crate::experiment::limits::RunLimits;
 use crate::experiment::{Experiment, Run};
 use crate::output::write_atomic;
 use crate::plot::Media;
-use schedulers::family::check_output;
+use schedulers::family::{check_output, RunError};
 use store::{Manifest, Record, RECORDS_DIR};
 
 /// One slice of a sweep: the runs whose index is `k - 1` modulo `n`.
@@ -145,6 +145,9 @@ pub struct RunReport {
     pub stopped: Vec<String>,
     /// The runs of this invocation whose application could not finish its work: label and why.
     pub incomplete: Vec<String>,
+    /// The runs of this invocation whose policy, supplied at run time
+    /// ([`schedulers::external`]), failed: label and why (the policy, the date, the decision).
+    pub failed: Vec<String>,
     /// Files written by the merge (CSV) and the figures.
     pub written: Vec<PathBuf>,
 }
@@ -205,6 +208,7 @@ pub fn run(experiment: &Experiment, opts: &RunOptions) -> Result<RunReport> {
         done: executed,
         stopped,
         incomplete,
+        failed,
     } = execute(experiment, &pending, &results_dir, opts)?;
     let elapsed = started.elapsed();
 
@@ -226,6 +230,7 @@ pub fn run(experiment: &Experiment, opts: &RunOptions) -> Result<RunReport> {
         missing: missing.len(),
         stopped,
         incomplete,
+        failed,
         written: Vec::new(),
     };
     if report.complete {
@@ -249,6 +254,7 @@ fn execute(experiment: &Experiment, pending: &[&Run], results_dir: &Path, opts: 
             done: 0,
             stopped: Vec::new(),
             incomplete: Vec::new(),
+            failed: Vec::new(),
         });
     }
     let pool = rayon::ThreadPoolBuilder::new()
@@ -274,6 +280,7 @@ fn execute(experiment: &Experiment, pending: &[&Run], results_dir: &Path, opts: 
     let failure: Mutex<Option<String>> = Mutex::new(None);
     let stopped_runs: Mutex<Vec<(usize, String)>> = Mutex::new(Vec::new());
     let incomplete_runs: Mutex<Vec<(usize, String)>> = Mutex::new(Vec::new());
+    let failed_runs: Mutex<Vec<(usize, String)>> = Mutex::new(Vec::new());
     let key_columns = &experiment.key_columns;
 
     let (finished, reporter_stop) = std::sync::mpsc::channel::<()>();
@@ -312,7 +319,8 @@ fn execute(experiment: &Experiment, pending: &[&Run], results_dir: &Path, opts: 
                 let outcome = catch_unwind(AssertUnwindSafe(|| {
                     budget::run_limited(guards, || {
                         run.spec_to_run()
-                            .and_then(|spec| experiment.family.run(&spec).map_err(String::from))
+                            .map_err(RunError::Other)
+                            .and_then(|spec| experiment.family.run(&spec))
                     })
                 }));
                 let wall = t0.elapsed().as_secs_f64();
@@ -348,7 +356,16 @@ fn execute(experiment: &Experiment, pending: &[&Run], results_dir: &Path, opts: 
                                 .and_then(|record| record.write(results_dir).map_err(|e| format!("{e:#}"))),
                         }
                     }),
-                    Ok(Ok(Err(message))) => Err(message),
+                    // A policy supplied at run time that failed: a result of the sweep like an
+                    // incomplete run (recorded with why, reported), and the sweep goes on.
+                    Ok(Ok(Err(RunError::Policy(why)))) => {
+                        let mut list = failed_runs.lock().unwrap_or_else(|e| e.into_inner());
+                        list.push((run.spec.index, format!("{label}: {why}")));
+                        Record::policy_failed(&run.fingerprint, &why, wall)
+                            .write(results_dir)
+                            .map_err(|e| format!("{e:#}"))
+                    }
+                    Ok(Ok(Err(error))) => Err(error.to_string()),
                     Err(panic) => Err(format!("panicked: {}", panic_text(&panic))),
                 };
                 match stored {
@@ -405,6 +422,7 @@ fn execute(experiment: &Experiment, pending: &[&Run], results_dir: &Path, opts: 
         done,
         stopped: sorted(stopped_runs),
         incomplete: sorted(incomplete_runs),
+        failed: sorted(failed_runs),
     })
 }
 
@@ -416,6 +434,8 @@ struct Executed {
     stopped: Vec<String>,
     /// Ended without finishing their work.
     incomplete: Vec<String>,
+    /// Ended by a failure of their policy supplied at run time.
+    failed: Vec<String>,
 }
 
 /// Why a run was stopped, for runs.csv's `stopped` column and the summary.
