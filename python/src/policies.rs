@@ -9,8 +9,8 @@
 //!   each worker's peak speed, and the request (the worker's last chunk and proposal).
 //! - `schedule(self, view) -> list[int]`, batch: the log's ids of the queued jobs to start now,
 //!   which get the lowest-numbered free units. [`BatchView`] holds the date, the units (all,
-//!   free, up), the queue in order ([`QueuedJob`]: id, submit date, size, request) and the
-//!   running jobs ([`RunningJob`]: size, start, planned end = start + request).
+//!   free, up), the queue in order (`QueuedJob` named tuples: id, submit date, size, request)
+//!   and the running jobs (`RunningJob`: size, start, planned end = start + request).
 //!
 //! The class may declare parameters as a class attribute `params`, a dict from name to default
 //! (an `int` default makes an integer parameter) or to a dict with `default`, `min`, `max`,
@@ -29,6 +29,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyTuple, PyType};
+use pyo3::sync::PyOnceLock;
 use pyo3::{intern, IntoPyObjectExt};
 
 use schedulers::batch::BatchView as RustBatchView;
@@ -77,52 +78,28 @@ impl ChunkView {
     }
 }
 
-/// A queued job, as a batch policy sees it.
-#[pyclass(frozen, get_all, module = "gridsim")]
-pub struct QueuedJob {
-    /// The job id as written in the log (what `schedule` returns).
-    pub id: i64,
-    /// Its position in the run's job list.
-    pub index: usize,
-    /// Submit date, s.
-    pub submit_s: f64,
-    /// Units it needs.
-    pub size: u32,
-    /// Its request (walltime), s.
-    pub request_s: f64,
-}
-
-#[pymethods]
-impl QueuedJob {
-    fn __repr__(&self) -> String {
-        format!(
-            "QueuedJob(id={}, size={}, request_s={}, submit_s={})",
-            self.id, self.size, self.request_s, self.submit_s
-        )
-    }
-}
-
-/// A running job, as a batch policy sees it.
-#[pyclass(frozen, get_all, module = "gridsim")]
-pub struct RunningJob {
-    /// Its position in the run's job list.
-    pub index: usize,
-    /// Units it holds.
-    pub size: u32,
-    /// Its start, s.
-    pub start_s: f64,
-    /// Start + request, s: when plans assume it ends.
-    pub planned_end_s: f64,
-}
-
-#[pymethods]
-impl RunningJob {
-    fn __repr__(&self) -> String {
-        format!(
-            "RunningJob(index={}, size={}, start_s={}, planned_end_s={})",
-            self.index, self.size, self.start_s, self.planned_end_s
-        )
-    }
+/// The record types of queued and running jobs: named tuples (`gridsim.QueuedJob`: `id`,
+/// `index`, `submit_s`, `size`, `request_s`; `gridsim.RunningJob`: `index`, `size`, `start_s`,
+/// `planned_end_s`), whose fields read several times faster than a native class's getters: a
+/// batch policy reads them many times a decision. Made once per process.
+fn job_types(py: Python<'_>) -> PyResult<&(Py<PyAny>, Py<PyAny>)> {
+    static TYPES: PyOnceLock<(Py<PyAny>, Py<PyAny>)> = PyOnceLock::new();
+    TYPES.get_or_try_init(py, || {
+        let code = c"
+from collections import namedtuple
+QueuedJob = namedtuple('QueuedJob', 'id index submit_s size request_s', module='gridsim')
+QueuedJob.__doc__ = ('A queued job: its id as written in the log (what schedule() returns), '
+    'its index in the run, submit date (s), size (units) and request (s).')
+RunningJob = namedtuple('RunningJob', 'index size start_s planned_end_s', module='gridsim')
+RunningJob.__doc__ = ('A running job: its index in the run, size (units), start (s) and '
+    'planned end (start + request, s).')
+";
+        let module = PyModule::from_code(py, code, c"gridsim/_jobs.py", c"gridsim._jobs")?;
+        Ok((
+            module.getattr("QueuedJob")?.unbind(),
+            module.getattr("RunningJob")?.unbind(),
+        ))
+    })
 }
 
 /// What a batch policy sees when it decides.
@@ -136,9 +113,9 @@ pub struct BatchView {
     pub free: u32,
     /// Units up now (free or held).
     pub up: u32,
-    /// Queued jobs by submit date then id (a list of `QueuedJob`).
+    /// Queued jobs by submit date then id (a list of `QueuedJob` named tuples).
     pub queue: Py<PyList>,
-    /// Running jobs, in no particular order (a list of `RunningJob`).
+    /// Running jobs, in no particular order (a list of `RunningJob` named tuples).
     pub running: Py<PyList>,
 }
 
@@ -255,9 +232,9 @@ impl BatchSnapshot {
 /// decisions; its objects do not change while it does).
 #[derive(Default)]
 pub struct BatchViews {
-    queued: Vec<Option<Py<QueuedJob>>>,
+    queued: Vec<Option<Py<PyAny>>>,
     /// A running job's object, with the start it was made for (a requeued job starts again).
-    running: Vec<Option<(f64, Py<RunningJob>)>>,
+    running: Vec<Option<(f64, Py<PyAny>)>>,
 }
 
 impl BatchViews {
@@ -269,7 +246,8 @@ impl BatchViews {
         queue: impl Iterator<Item = &'a schedulers::batch::QueuedJob>,
         running: &[schedulers::batch::RunningJob],
     ) -> PyResult<Py<BatchView>> {
-        let queue_list = PyList::empty(py);
+        let (queued_type, running_type) = job_types(py)?;
+        let mut queued = Vec::with_capacity(queue.size_hint().0);
         for q in queue {
             if self.queued.len() <= q.index {
                 self.queued.resize_with(q.index + 1, || None);
@@ -277,23 +255,15 @@ impl BatchViews {
             let object = match &self.queued[q.index] {
                 Some(object) => object.clone_ref(py),
                 None => {
-                    let object = Py::new(
-                        py,
-                        QueuedJob {
-                            id: q.id,
-                            index: q.index,
-                            submit_s: q.submit_s,
-                            size: q.size,
-                            request_s: q.request_s,
-                        },
-                    )?;
+                    let object = queued_type
+                        .call1(py, (q.id, q.index, q.submit_s, q.size, q.request_s))?;
                     self.queued[q.index] = Some(object.clone_ref(py));
                     object
                 }
             };
-            queue_list.append(object)?;
+            queued.push(object);
         }
-        let running_list = PyList::empty(py);
+        let mut runs = Vec::with_capacity(running.len());
         for r in running {
             if self.running.len() <= r.index {
                 self.running.resize_with(r.index + 1, || None);
@@ -301,20 +271,12 @@ impl BatchViews {
             let object = match &self.running[r.index] {
                 Some((start, object)) if *start == r.start_s => object.clone_ref(py),
                 _ => {
-                    let object = Py::new(
-                        py,
-                        RunningJob {
-                            index: r.index,
-                            size: r.size,
-                            start_s: r.start_s,
-                            planned_end_s: r.planned_end_s,
-                        },
-                    )?;
+                    let object = running_type.call1(py, (r.index, r.size, r.start_s, r.planned_end_s))?;
                     self.running[r.index] = Some((r.start_s, object.clone_ref(py)));
                     object
                 }
             };
-            running_list.append(object)?;
+            runs.push(object);
         }
         Py::new(
             py,
@@ -323,8 +285,8 @@ impl BatchViews {
                 total,
                 free,
                 up,
-                queue: queue_list.unbind(),
-                running: running_list.unbind(),
+                queue: PyList::new(py, queued)?.unbind(),
+                running: PyList::new(py, runs)?.unbind(),
             },
         )
     }
@@ -398,11 +360,52 @@ pub fn schedule_answer(answer: &Bound<'_, PyAny>) -> Result<Vec<i64>, String> {
     Ok(ids)
 }
 
+/// Keeps the calling thread's Python thread state from one decision to the next, for the life
+/// of a run's policy object: without it, each decision on a runner thread (which Python did not
+/// start) would create and destroy a thread state, most of a decision's cost for a policy as
+/// cheap as GSS. Made and dropped on the run's thread, where the family builds, runs and drops
+/// the policy; it holds no lock between decisions.
+struct KeptThreadState {
+    gil: pyo3::ffi::PyGILState_STATE,
+    saved: *mut pyo3::ffi::PyThreadState,
+}
+
+impl KeptThreadState {
+    /// The state of the calling thread, which must not hold the interpreter's lock.
+    fn new() -> KeptThreadState {
+        // SAFETY: `PyGILState_Ensure` takes the lock with this thread's state (made if new) and
+        // `PyEval_SaveThread` gives the lock back keeping that state: the pair leaves the thread
+        // as it was, less the state's destruction, which `Drop` does on the same thread.
+        unsafe {
+            let gil = pyo3::ffi::PyGILState_Ensure();
+            let saved = pyo3::ffi::PyEval_SaveThread();
+            KeptThreadState { gil, saved }
+        }
+    }
+}
+
+impl Drop for KeptThreadState {
+    fn drop(&mut self) {
+        // SAFETY: on the thread that made it (see the type's docs), in reverse order.
+        unsafe {
+            pyo3::ffi::PyEval_RestoreThread(self.saved);
+            pyo3::ffi::PyGILState_Release(self.gil);
+        }
+    }
+}
+
+// SAFETY: the state is only dropped on the thread that made it: a policy object never leaves
+// its run's thread (the families build it, run it and drop it in one call), though its type
+// must be `Send` to be a policy.
+unsafe impl Send for KeptThreadState {}
+
 /// A Python object answering `chunk`.
 struct PyChunk {
     object: Py<PyAny>,
     /// The worker speeds as one tuple, made at the first decision (they are fixed for a run).
     speeds: Option<Py<PyTuple>>,
+    /// Dropped last, after the object's reference.
+    _thread: KeptThreadState,
 }
 
 impl ExternalChunkPolicy for PyChunk {
@@ -433,6 +436,8 @@ impl ExternalChunkPolicy for PyChunk {
 struct PyBatch {
     object: Py<PyAny>,
     views: BatchViews,
+    /// Dropped last, after the objects' references.
+    _thread: KeptThreadState,
 }
 
 impl ExternalBatchPolicy for PyBatch {
@@ -602,17 +607,21 @@ pub fn external_policy(name: &str, class: &Bound<'_, PyAny>) -> PyResult<Externa
     };
     let factory = if has("chunk") {
         let f: ChunkFactory = Arc::new(move |values: &BTreeMap<String, f64>| {
+            let thread = KeptThreadState::new();
             Ok(Box::new(PyChunk {
                 object: make(values)?,
                 speeds: None,
+                _thread: thread,
             }) as Box<dyn ExternalChunkPolicy>)
         });
         Factory::Chunk(f)
     } else if has("schedule") {
         let f: BatchFactory = Arc::new(move |values: &BTreeMap<String, f64>| {
+            let thread = KeptThreadState::new();
             Ok(Box::new(PyBatch {
                 object: make(values)?,
                 views: BatchViews::default(),
+                _thread: thread,
             }) as Box<dyn ExternalBatchPolicy>)
         });
         Factory::Batch(f)
@@ -664,7 +673,8 @@ pub fn families_with(table: &ExternalPolicies) -> Result<Vec<&'static dyn Family
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<ChunkView>()?;
     m.add_class::<BatchView>()?;
-    m.add_class::<QueuedJob>()?;
-    m.add_class::<RunningJob>()?;
+    let (queued, running) = job_types(m.py())?;
+    m.add("QueuedJob", queued.clone_ref(m.py()))?;
+    m.add("RunningJob", running.clone_ref(m.py()))?;
     Ok(())
 }
