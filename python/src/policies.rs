@@ -28,8 +28,8 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList, PyTuple, PyType};
 use pyo3::sync::PyOnceLock;
+use pyo3::types::{PyDict, PyList, PyTuple, PyType};
 use pyo3::{intern, IntoPyObjectExt};
 
 use schedulers::batch::BatchView as RustBatchView;
@@ -255,8 +255,7 @@ impl BatchViews {
             let object = match &self.queued[q.index] {
                 Some(object) => object.clone_ref(py),
                 None => {
-                    let object = queued_type
-                        .call1(py, (q.id, q.index, q.submit_s, q.size, q.request_s))?;
+                    let object = queued_type.call1(py, (q.id, q.index, q.submit_s, q.size, q.request_s))?;
                     self.queued[q.index] = Some(object.clone_ref(py));
                     object
                 }
@@ -414,7 +413,9 @@ impl ExternalChunkPolicy for PyChunk {
             let speeds = match &self.speeds {
                 Some(s) => s.clone_ref(py),
                 None => {
-                    let s = PyTuple::new(py, view.worker_speeds).map_err(|e| e.to_string())?.unbind();
+                    let s = PyTuple::new(py, view.worker_speeds)
+                        .map_err(|e| e.to_string())?
+                        .unbind();
                     self.speeds = Some(s.clone_ref(py));
                     s
                 }
@@ -480,7 +481,15 @@ fn interned_params(params: Vec<Param>) -> &'static [Param] {
         .iter()
         .map(|p| {
             let kind = if p.kind == Kind::Integer { "i" } else { "r" };
-            (p.name, p.meaning, p.unit, p.default, p.min.to_bits(), p.max.to_bits(), kind == "i")
+            (
+                p.name,
+                p.meaning,
+                p.unit,
+                p.default,
+                p.min.to_bits(),
+                p.max.to_bits(),
+                kind == "i",
+            )
         })
         .collect();
     let mut lists = LISTS
@@ -541,8 +550,16 @@ fn declared_params(policy: &str, class: &Bound<'_, PyAny>) -> PyResult<Vec<Param
         let integer = default.is_exact_instance_of::<pyo3::types::PyInt>();
         let x = number(&default, &what("default"))?;
         let name_s = interned(&name);
-        let meaning_s = interned(if meaning.is_empty() { "(declared by the Python class)" } else { &meaning });
-        let default_text = if integer { format!("{}", x as i64) } else { format!("{x}") };
+        let meaning_s = interned(if meaning.is_empty() {
+            "(declared by the Python class)"
+        } else {
+            &meaning
+        });
+        let default_text = if integer {
+            format!("{}", x as i64)
+        } else {
+            format!("{x}")
+        };
         let lowest = if integer { i64::MIN as f64 } else { f64::MIN };
         let mut param = if integer {
             Param::integer(name_s, meaning_s, interned(&default_text), min.unwrap_or(lowest))

@@ -194,8 +194,9 @@ impl Simulation {
             });
             Factory::Chunk(f)
         } else {
-            let f: BatchFactory =
-                Arc::new(move |_: &BTreeMap<String, f64>| Ok(Box::new(BatchLine { line: take()? }) as Box<dyn ExternalBatchPolicy>));
+            let f: BatchFactory = Arc::new(move |_: &BTreeMap<String, f64>| {
+                Ok(Box::new(BatchLine { line: take()? }) as Box<dyn ExternalBatchPolicy>)
+            });
             Factory::Batch(f)
         };
         let external = ExternalPolicy {
