@@ -81,6 +81,33 @@ pub enum Progress {
     Lines(Duration),
 }
 
+impl Progress {
+    /// What `gridsim run` shows on stderr: a bar on a terminal, else (Slurm, `nohup`, a pipe,
+    /// a notebook's kernel) a line every `every`.
+    pub fn for_stderr(every: Duration) -> Progress {
+        if std::io::stderr().is_terminal() {
+            Progress::Bar
+        } else {
+            Progress::Lines(every)
+        }
+    }
+}
+
+/// The accepted interval between progress lines, seconds (`--progress-every`): often enough
+/// to matter, at most a day.
+pub const PROGRESS_EVERY_S: std::ops::RangeInclusive<f64> = 0.1..=86_400.0;
+
+/// The warning for more worker threads than the machine has cores, if `jobs` is that many.
+pub fn jobs_warning(jobs: usize) -> Option<String> {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    (jobs > cores).then(|| {
+        format!(
+            "gridsim: warning: --jobs {jobs} is more than the {cores} cores of this machine; runs will share them \
+             (at most one thread per run is started)"
+        )
+    })
+}
+
 /// How to run an experiment.
 #[derive(Clone, Debug)]
 pub struct RunOptions {
@@ -101,6 +128,10 @@ pub struct RunOptions {
     /// Test hook: stop starting runs once this many have completed in this invocation, as if
     /// the process had been interrupted (no merge).
     pub stop_after: Option<usize>,
+    /// Whether a second SIGINT or SIGTERM during the sweep ends the process at once, as it does
+    /// for the CLI; an embedding interpreter (a Python kernel) clears it, so that it outlives
+    /// an impatient second Ctrl-C.
+    pub second_signal_exits: bool,
 }
 
 impl RunOptions {
@@ -116,6 +147,7 @@ impl RunOptions {
             plots: true,
             media: Media::Screen,
             stop_after: None,
+            second_signal_exits: true,
         }
     }
 }
@@ -287,7 +319,7 @@ fn execute(experiment: &Experiment, pending: &[&Run], results_dir: &Path, opts: 
     let (watch_finished, watch_stop) = std::sync::mpsc::channel::<()>();
     let watchdog = watchdog::Watchdog::default();
     let limits = experiment.limits;
-    let handlers = interrupt::Handlers::install();
+    let handlers = interrupt::Handlers::install(opts.second_signal_exits);
     std::thread::scope(|scope| {
         // Always served: besides `wall_s` deadlines it raises every run's flag on Ctrl-C.
         let (watchdog_ref, watch_stop) = (&watchdog, watch_stop);
@@ -408,10 +440,12 @@ fn execute(experiment: &Experiment, pending: &[&Run], results_dir: &Path, opts: 
         }));
     }
     if let Some(message) = failure.into_inner().unwrap_or_else(|e| e.into_inner()) {
-        bail!(
-            "{message}\n({done} other runs completed and are stored in {}; they are skipped when you run again)",
-            results_dir.display()
-        );
+        return Err(anyhow::Error::new(RunFailed {
+            message: format!(
+                "{message}\n({done} other runs completed and are stored in {}; they are skipped when you run again)",
+                results_dir.display()
+            ),
+        }));
     }
     let sorted = |runs: Mutex<Vec<(usize, String)>>| {
         let mut runs = runs.into_inner().unwrap_or_else(|e| e.into_inner());
@@ -425,6 +459,22 @@ fn execute(experiment: &Experiment, pending: &[&Run], results_dir: &Path, opts: 
         failed: sorted(failed_runs),
     })
 }
+
+/// The error a sweep ends with when one of its runs failed (not one `[limits]` stopped): which
+/// run and why, and that the runs that completed are stored.
+#[derive(Debug)]
+pub struct RunFailed {
+    /// What to tell the user.
+    pub message: String,
+}
+
+impl std::fmt::Display for RunFailed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for RunFailed {}
 
 /// What [`execute`] did: runs completed (stored), and the labels and reasons of those among
 /// them that have no result.
