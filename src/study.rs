@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Result;
 use schedulers::families;
+use schedulers::family::Family;
 
 use crate::experiment::{self, Experiment, ExperimentError};
 use crate::runner::{self, RunOptions, RunReport};
@@ -57,15 +58,26 @@ fn identity(file: &Path) -> PathBuf {
 /// Every file is checked before any sweep starts, so a bad include writes nothing. The error
 /// of a file that does not load is its [`ExperimentError`] (file, line, field of each problem).
 pub fn load_with_includes(file: &Path, quick: bool) -> Result<Vec<Experiment>, ExperimentError> {
+    load_with_includes_of(file, quick, &families::all())
+}
+
+/// [`load_with_includes`] against `families` (the registry's, some with policies supplied at
+/// run time: `schedulers::external::WithExternal`).
+pub fn load_with_includes_of(
+    file: &Path,
+    quick: bool,
+    families: &[&'static dyn Family],
+) -> Result<Vec<Experiment>, ExperimentError> {
     let mut seen = Vec::new();
     let mut loaded = Vec::new();
-    load_into(file, quick, &mut seen, &mut loaded)?;
+    load_into(file, quick, families, &mut seen, &mut loaded)?;
     Ok(loaded)
 }
 
 fn load_into(
     file: &Path,
     quick: bool,
+    families: &[&'static dyn Family],
     seen: &mut Vec<PathBuf>,
     loaded: &mut Vec<Experiment>,
 ) -> Result<(), ExperimentError> {
@@ -74,11 +86,11 @@ fn load_into(
         return Ok(());
     }
     seen.push(key);
-    let experiment = experiment::load(file, quick, &families::all())?;
+    let experiment = experiment::load(file, quick, families)?;
     let includes = experiment.includes.clone();
     loaded.push(experiment);
     for include in &includes {
-        load_into(include, quick, seen, loaded)?;
+        load_into(include, quick, families, seen, loaded)?;
     }
     Ok(())
 }
@@ -135,6 +147,16 @@ pub fn report_messages(experiment: &Experiment, report: &RunReport, opts: &RunOp
             messages.push(Message::err(format!("  {line}")));
         }
     }
+    if !report.failed.is_empty() {
+        messages.push(Message::err(format!(
+            "gridsim: warning: the policy of {} run(s) failed and they have no result; runs.csv says why in its \
+             column `stopped`, and figures leave them out:",
+            report.failed.len()
+        )));
+        for line in report.failed.iter().take(10) {
+            messages.push(Message::err(format!("  {line}")));
+        }
+    }
     if report.complete {
         messages.push(Message::out(format!("results: {}", report.results_dir.display())));
         if report.written.iter().any(|p| p.starts_with(&report.plots_dir)) {
@@ -168,8 +190,20 @@ pub struct Ran {
 /// `opts`. `each` sees every experiment's messages as soon as they are known (the warnings
 /// before its sweep starts, the report after), so the CLI prints them as it goes. Fails with
 /// the first experiment that fails; the sweeps before it are done and stored.
-pub fn run(file: &Path, quick: bool, opts: &RunOptions, mut each: impl FnMut(&[Message])) -> Result<Vec<Ran>> {
-    let loaded = load_with_includes(file, quick)?;
+pub fn run(file: &Path, quick: bool, opts: &RunOptions, each: impl FnMut(&[Message])) -> Result<Vec<Ran>> {
+    run_with(file, quick, opts, &families::all(), each)
+}
+
+/// [`run`] against `families` (see [`load_with_includes_of`]): how the Python package runs a
+/// study whose experiment names policies written in Python.
+pub fn run_with(
+    file: &Path,
+    quick: bool,
+    opts: &RunOptions,
+    families: &[&'static dyn Family],
+    mut each: impl FnMut(&[Message]),
+) -> Result<Vec<Ran>> {
+    let loaded = load_with_includes_of(file, quick, families)?;
     let mut ran = Vec::with_capacity(loaded.len());
     for experiment in loaded {
         let mut messages = warning_messages(&experiment);

@@ -10,7 +10,7 @@ docs/python.md.
 """
 
 from ._api import POLICY_COLUMNS, Study, list_policies, listing, parameters_markdown, run, validate
-from ._gridsim import BUILD_ID, __version__
+from ._gridsim import BUILD_ID, BatchView, ChunkView, QueuedJob, RunningJob, Simulation, __version__
 from .errors import (
     ArgumentError,
     Diagnostic,
@@ -24,13 +24,18 @@ from .errors import (
 __all__ = [
     "ArgumentError",
     "BUILD_ID",
+    "BatchView",
+    "ChunkView",
     "Diagnostic",
     "ExperimentError",
     "GridsimError",
     "GridsimWarning",
     "Interrupted",
     "POLICY_COLUMNS",
+    "QueuedJob",
     "RunError",
+    "RunningJob",
+    "Simulation",
     "Study",
     "__version__",
     "list_policies",

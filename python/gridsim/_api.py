@@ -75,6 +75,8 @@ class Study:
         #: The runs ``[limits]`` stopped, and those that could not finish: label and why.
         self.stopped: List[str] = list(outcome["stopped"])
         self.incomplete: List[str] = list(outcome["incomplete"])
+        #: The runs whose policy written in Python failed (``policies``): label and why.
+        self.failed: List[str] = list(outcome["failed"])
         #: The CSV files and figures written.
         self.written: List[Path] = [Path(p) for p in outcome["written"]]
         #: What ``gridsim run`` prints about this experiment, line by line (warnings included).
@@ -140,6 +142,7 @@ def run(
     progress: bool = False,
     progress_every: float = 30.0,
     frames: str = "auto",
+    policies: Optional[Mapping[str, type]] = None,
 ) -> Study:
     """Runs the experiment file ``path`` as ``gridsim run`` does, and returns its :class:`Study`.
 
@@ -155,6 +158,13 @@ def run(
 
     ``frames`` picks what tables are: ``"pandas"`` DataFrames, ``"dicts"`` (lists of dicts,
     one per row) or ``"auto"`` (pandas when it is installed).
+
+    ``policies`` maps scheduler names to Python classes (see :mod:`gridsim.policies` and
+    docs/python.md, "Policies in Python"): the experiment names them as any scheduler, and a
+    run whose policy raises or answers out of range has no result; ``Study.failed`` and the
+    ``stopped`` column of ``runs`` say why (the policy, the date, the decision), and the other
+    runs go on. Records of such runs are reused on resume as any other's, though the class's
+    code is no part of their fingerprint: use ``fresh=True`` after changing it.
 
     The GIL is released while the sweep runs. Ctrl-C stops it as in the CLI (the runs in flight
     are abandoned, the completed ones are stored) and raises :class:`gridsim.Interrupted`.
@@ -175,6 +185,7 @@ def run(
         print=print,
         progress=progress,
         progress_every=progress_every,
+        policies=None if policies is None else dict(policies),
     )
     studies = [Study(o, frames) for o in outcomes]
     for study in studies:

@@ -9,7 +9,9 @@
 use pyo3::prelude::*;
 
 mod errors;
+mod policies;
 mod reference;
+mod step;
 mod study;
 
 #[pymodule]
@@ -18,5 +20,6 @@ fn _gridsim(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("BUILD_ID", gridsim::BUILD_ID)?;
     study::register(m)?;
     reference::register(m)?;
+    step::register(m)?;
     Ok(())
 }

@@ -87,6 +87,7 @@ impl Outcome {
         d.set_item("missing", r.missing)?;
         d.set_item("stopped", &r.stopped)?;
         d.set_item("incomplete", &r.incomplete)?;
+        d.set_item("failed", &r.failed)?;
         d.set_item("written", r.written.iter().map(|p| text(p)).collect::<Vec<_>>())?;
         let messages: Vec<&(bool, String)> = before.iter().chain(&self.messages).collect();
         d.set_item("messages", PyList::new(py, messages)?)?;
@@ -99,7 +100,7 @@ impl Outcome {
 #[pyfunction]
 #[pyo3(signature = (
     path, *, quick = false, jobs = None, out = None, fresh = false, shard = None, plots = true,
-    print = false, progress = false, progress_every = 30.0
+    print = false, progress = false, progress_every = 30.0, policies = None
 ))]
 #[allow(clippy::too_many_arguments)]
 fn run<'py>(
@@ -114,7 +115,15 @@ fn run<'py>(
     print: bool,
     progress: bool,
     progress_every: f64,
+    policies: Option<Bound<'py, PyDict>>,
 ) -> PyResult<Bound<'py, PyList>> {
+    let families = match &policies {
+        Some(p) => {
+            let table = crate::policies::external_policies(p)?;
+            crate::policies::families_with(&table).map_err(|e| errors::argument(py, "policies", e))?
+        }
+        None => schedulers::families::all(),
+    };
     let mut opts = RunOptions::new(out.unwrap_or_else(|| PathBuf::from(".")));
     let mut warnings = Vec::new();
     if let Some(j) = jobs {
@@ -161,7 +170,8 @@ fn run<'py>(
     opts.second_signal_exits = false;
 
     let outcome = py.detach(|| {
-        study::run(&path, quick, &opts, |_| {}).map(|ran| ran.into_iter().map(Outcome::from).collect::<Vec<_>>())
+        study::run_with(&path, quick, &opts, &families, |_| {})
+            .map(|ran| ran.into_iter().map(Outcome::from).collect::<Vec<_>>())
     });
     let outcomes = outcome.map_err(|e| errors::to_py(py, &e, &path))?;
     let list = PyList::empty(py);
