@@ -212,6 +212,7 @@ POLICY_COLUMNS = [
     "default",
     "default_is_formula",
     "min",
+    "min_exclusive",
     "max",
     "values",
     "summary",
@@ -224,8 +225,8 @@ def list_policies(family: Optional[str] = None, *, frames: str = "auto") -> Any:
     own parameter, ``entry`` for another entry's such as a work-stealing program, ``model``
     for the family's ``[params]``); ``policy`` and its ``description`` (``None`` for the
     model's); ``meaning``, ``unit``, ``kind`` (integer, real, flag, bool, text), ``default``
-    (``None``: none; a formula when ``default_is_formula``), ``min`` and ``max`` (``None``:
-    unbounded), ``values`` (the accepted values in words) and ``summary`` (the line
+    (``None``: none; a formula when ``default_is_formula``), ``min``, ``min_exclusive`` (``> 0``
+    is a minimum of 0, exclusive) and ``max`` (``None``: unbounded), ``values`` (the accepted values in words) and ``summary`` (the line
     ``gridsim list`` prints). A policy without parameters has one row whose parameter columns
     are ``None``. ``family`` keeps one family's rows.
     """

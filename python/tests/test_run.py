@@ -202,3 +202,11 @@ def test_ctrl_c_stops_the_sweep_keeps_the_finished_runs_and_the_interpreter(in_r
     assert "Running the same command again resumes from there." in message
     stored = len(list((tmp_path / "results" / "lds" / "runs.d").glob("*.json")))
     assert f"{stored} of the sweep's 168 runs are stored" in message
+
+
+def test_a_study_the_cli_ran_is_reused_by_python(cli, in_repo, tmp_path):
+    # The CLI and the package are one build: they key stored runs on the same build identity.
+    done = cli("run", LDS, "--quick", "--jobs", "2", "--no-plots", "--out", tmp_path)
+    assert done.returncode == 0, done.stderr
+    study = gridsim.run(LDS, quick=True, jobs=2, out=tmp_path, plots=False)
+    assert (study.cached, study.executed) == (14, 0)
