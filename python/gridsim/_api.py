@@ -123,8 +123,16 @@ class Study:
 
 
 def _warn(lines: List[str]) -> None:
+    """Issues the CLI's warning lines as GridsimWarnings: one per warning, with the indented
+    lines that follow it (the runs it names)."""
+    grouped: List[str] = []
     for line in lines:
-        warnings.warn(line.removeprefix("gridsim: warning: "), GridsimWarning, stacklevel=3)
+        if line.startswith("  ") and grouped:
+            grouped[-1] += "\n" + line
+        else:
+            grouped.append(line.removeprefix("gridsim: warning: "))
+    for text in grouped:
+        warnings.warn(text, GridsimWarning, stacklevel=3)
 
 
 def run(
