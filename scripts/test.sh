@@ -53,8 +53,9 @@ if ! cmp -s python/requirements-test.txt "$GRIDSIM_PY_VENV/requirements.txt"; th
         -r python/requirements-test.txt
     cp python/requirements-test.txt "$GRIDSIM_PY_VENV/requirements.txt"
 fi
-# --no-build-isolation: the pinned maturin of the venv builds it, with nothing downloaded.
-"$GRIDSIM_PY_VENV/bin/pip" install --quiet --disable-pip-version-check --no-input \
+# --no-build-isolation: the pinned maturin of the venv builds it (found on PATH), with nothing
+# downloaded.
+PATH="$GRIDSIM_PY_VENV/bin:$PATH" "$GRIDSIM_PY_VENV/bin/pip" install --quiet --disable-pip-version-check --no-input \
     --no-build-isolation --no-deps --force-reinstall ./python
 GRIDSIM_BIN="${CARGO_TARGET_DIR:-$PWD/target}/release/gridsim" \
     "$GRIDSIM_PY_VENV/bin/python" -m pytest -q -p no:cacheprovider python/tests

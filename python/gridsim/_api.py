@@ -125,8 +125,16 @@ class Study:
 
 
 def _warn(lines: List[str]) -> None:
+    """Issues the CLI's warning lines as GridsimWarnings: one per warning, with the indented
+    lines that follow it (the runs it names)."""
+    grouped: List[str] = []
     for line in lines:
-        warnings.warn(line.removeprefix("gridsim: warning: "), GridsimWarning, stacklevel=3)
+        if line.startswith("  ") and grouped:
+            grouped[-1] += "\n" + line
+        else:
+            grouped.append(line.removeprefix("gridsim: warning: "))
+    for text in grouped:
+        warnings.warn(text, GridsimWarning, stacklevel=3)
 
 
 def run(
@@ -223,6 +231,7 @@ POLICY_COLUMNS = [
     "default",
     "default_is_formula",
     "min",
+    "min_exclusive",
     "max",
     "values",
     "summary",
@@ -235,8 +244,8 @@ def list_policies(family: Optional[str] = None, *, frames: str = "auto") -> Any:
     own parameter, ``entry`` for another entry's such as a work-stealing program, ``model``
     for the family's ``[params]``); ``policy`` and its ``description`` (``None`` for the
     model's); ``meaning``, ``unit``, ``kind`` (integer, real, flag, bool, text), ``default``
-    (``None``: none; a formula when ``default_is_formula``), ``min`` and ``max`` (``None``:
-    unbounded), ``values`` (the accepted values in words) and ``summary`` (the line
+    (``None``: none; a formula when ``default_is_formula``), ``min``, ``min_exclusive`` (``> 0``
+    is a minimum of 0, exclusive) and ``max`` (``None``: unbounded), ``values`` (the accepted values in words) and ``summary`` (the line
     ``gridsim list`` prints). A policy without parameters has one row whose parameter columns
     are ``None``. ``family`` keeps one family's rows.
     """

@@ -41,15 +41,22 @@ fn kind_name(kind: Kind) -> &'static str {
     }
 }
 
-/// A bound as Python sees it: `None` where the parameter has none (text, booleans, no upper
-/// limit, any number).
-fn bounds(p: &Param) -> (Option<f64>, Option<f64>) {
+/// The bounds as Python sees them, `(min, min_exclusive, max)`: `None` where the parameter has
+/// none (text, booleans, no upper limit, any number). The registry writes "> 0" as a minimum of
+/// `f64::MIN_POSITIVE`; here it is 0, exclusive.
+fn bounds(p: &Param) -> (Option<f64>, Option<bool>, Option<f64>) {
     match p.kind {
-        Kind::Bool | Kind::Text => (None, None),
-        _ => (
-            (p.min > f64::MIN).then_some(p.min),
-            (p.max < i64::MAX as f64).then_some(p.max),
-        ),
+        Kind::Bool | Kind::Text => (None, None, None),
+        _ => {
+            let max = (p.max < i64::MAX as f64).then_some(p.max);
+            if p.min == f64::MIN_POSITIVE {
+                (Some(0.0), Some(true), max)
+            } else if p.min > f64::MIN {
+                (Some(p.min), Some(false), max)
+            } else {
+                (None, None, max)
+            }
+        }
     }
 }
 
@@ -70,8 +77,9 @@ fn row_dict<'py>(py: Python<'py>, row: &ParamRow) -> PyResult<Bound<'py, PyDict>
         "default_is_formula",
         p.map(|p| p.has_default() && p.default_is_formula()),
     )?;
-    let (min, max) = p.map_or((None, None), bounds);
+    let (min, min_exclusive, max) = p.map_or((None, None, None), bounds);
     d.set_item("min", min)?;
+    d.set_item("min_exclusive", min_exclusive)?;
     d.set_item("max", max)?;
     d.set_item("values", p.map(|p| p.range_text()))?;
     d.set_item("summary", p.map(|p| p.summary()))?;

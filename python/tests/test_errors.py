@@ -71,3 +71,22 @@ def test_arguments_out_of_range_raise_argument_error_naming_them(in_repo, tmp_pa
     assert isinstance(raised.value, ValueError)
     assert raised.value.field == field and str(raised.value).startswith(f"{field}: ")
     assert not (tmp_path / "results").exists()
+
+
+def test_a_run_that_fails_raises_run_error_with_the_cli_message(cli, tmp_path, monkeypatch):
+    # The bad-input catalogue's case of a parameter only a run can refuse: a timeline window
+    # that would cut the run into 8e17 windows.
+    case = REPO / "tests" / "bad_inputs" / "amoget-timeline-window-too-small" / "exp.toml"
+    for side in ("cli", "py"):
+        (tmp_path / side).mkdir()
+        (tmp_path / side / "exp.toml").write_text(case.read_text())
+    done = cli("run", "exp.toml", "--no-plots", cwd=tmp_path / "cli")
+    assert done.returncode == 1
+    monkeypatch.chdir(tmp_path / "py")
+    with pytest.raises(gridsim.RunError) as raised:
+        gridsim.run("exp.toml", plots=False)
+    e = raised.value
+    assert isinstance(e, gridsim.GridsimError) and not isinstance(e, gridsim.ExperimentError)
+    assert "exp.toml: run #0 amoget-adaptive rep 0 failed:" in e.message
+    # The CLI adds its progress line before the error (stderr is not a terminal here).
+    assert done.stderr.endswith(f"gridsim: error: {e}\n")

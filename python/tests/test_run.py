@@ -202,3 +202,34 @@ def test_ctrl_c_stops_the_sweep_keeps_the_finished_runs_and_the_interpreter(in_r
     assert "Running the same command again resumes from there." in message
     stored = len(list((tmp_path / "results" / "lds" / "runs.d").glob("*.json")))
     assert f"{stored} of the sweep's 168 runs are stored" in message
+
+
+def test_a_study_the_cli_ran_is_reused_by_python(cli, in_repo, tmp_path):
+    # The CLI and the package are one build: they key stored runs on the same build identity.
+    done = cli("run", LDS, "--quick", "--jobs", "2", "--no-plots", "--out", tmp_path)
+    assert done.returncode == 0, done.stderr
+    study = gridsim.run(LDS, quick=True, jobs=2, out=tmp_path, plots=False)
+    assert (study.cached, study.executed) == (14, 0)
+
+
+def test_runs_that_limits_stop_are_reported_as_one_warning_with_their_labels(in_repo, tmp_path):
+    # The engine charges events to a run's budget in batches of 4096 and stops the run at the
+    # first batch past it: with a budget of 1000, the runs of more than 4096 events stop.
+    unlimited = gridsim.run(LDS, quick=True, jobs=2, out=tmp_path / "all", plots=False).runs
+    expected = unlimited[unlimited["events"] > 4096]["run"].tolist()
+    assert 0 < len(expected) < 14
+    text = (REPO / LDS).read_text().replace("[outputs]", "[limits]\nevents = 1000\n\n[outputs]", 1)
+    limited = tmp_path / "limited.toml"
+    platform = (REPO / "platforms/data/grid90.xml").as_posix()
+    limited.write_text(text.replace('"../platforms/data/grid90.xml"', f'"{platform}"'))
+    with pytest.warns(gridsim.GridsimWarning) as caught:
+        study = gridsim.run(limited, quick=True, jobs=2, out=tmp_path, plots=False)
+    assert [int(label.split()[0][1:]) for label in study.stopped] == expected
+    texts = [str(w.message) for w in caught]
+    assert texts == [
+        f"[limits] stopped {len(expected)} run(s); runs.csv names them in its column `stopped`:\n"
+        + "\n".join(f"  {label}" for label in study.stopped)
+    ]
+    stopped = study.runs[study.runs["stopped"].notna()]
+    assert stopped["run"].tolist() == expected
+    assert stopped["stopped"].str.startswith("[limits] events = 1000: stopped after 4096 events").all()
