@@ -164,7 +164,8 @@ def run(
     ``frames`` picks what tables are: ``"pandas"`` DataFrames, ``"dicts"`` (lists of dicts,
     one per row) or ``"auto"`` (pandas when it is installed).
 
-    The GIL is released while the sweep runs. Ctrl-C stops it as in the CLI (the runs in flight
+    The GIL is released while the sweep runs (one sweep at a time in a process: a second call
+    from another thread waits for the first). Ctrl-C stops it as in the CLI (the runs in flight
     are abandoned, the completed ones are stored) and raises :class:`gridsim.Interrupted`.
     Warnings (allowed but suspicious settings, runs without a result) are issued as
     :class:`gridsim.GridsimWarning` once the call returns. Errors are
