@@ -171,10 +171,11 @@ def run(
     docs/python.md, "Policies in Python"): the experiment names them as any scheduler, and a
     run whose policy raises or answers out of range has no result; ``Study.failed`` and the
     ``stopped`` column of ``runs`` say why (the policy, the date, the decision), and the other
-    runs go on. Records of such runs are reused on resume as any other's, though the class's
-    code is no part of their fingerprint: use ``fresh=True`` after changing it.
+    runs go on. A failed run is run again on resume; a completed one is reused as any other,
+    though the class's code is no part of its fingerprint: use ``fresh=True`` after changing it.
 
-    The GIL is released while the sweep runs. Ctrl-C stops it as in the CLI (the runs in flight
+    The GIL is released while the sweep runs (one sweep at a time in a process: a second call
+    from another thread waits for the first). Ctrl-C stops it as in the CLI (the runs in flight
     are abandoned, the completed ones are stored) and raises :class:`gridsim.Interrupted`.
     Warnings (allowed but suspicious settings, runs without a result) are issued as
     :class:`gridsim.GridsimWarning` once the call returns. Errors are

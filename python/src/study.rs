@@ -5,6 +5,7 @@
 //! `gridsim.Interrupted`.
 
 use std::path::{Path, PathBuf};
+use std::sync::{Mutex, PoisonError};
 use std::time::Duration;
 
 use gridsim::plot::Media;
@@ -14,6 +15,9 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 
 use crate::errors;
+
+/// Held while a sweep runs (see `run`).
+static SWEEP: Mutex<()> = Mutex::new(());
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run, m)?)?;
@@ -170,6 +174,10 @@ fn run<'py>(
     opts.second_signal_exits = false;
 
     let outcome = py.detach(|| {
+        // One sweep at a time: each installs the process's SIGINT and SIGTERM handlers for its
+        // duration and puts back the ones it found, so two that overlapped could leave the
+        // runner's in place of Python's for good. A second call waits, without the GIL.
+        let _one_at_a_time = SWEEP.lock().unwrap_or_else(PoisonError::into_inner);
         study::run_with(&path, quick, &opts, &families, |_| {})
             .map(|ran| ran.into_iter().map(Outcome::from).collect::<Vec<_>>())
     });

@@ -233,3 +233,36 @@ def test_runs_that_limits_stop_are_reported_as_one_warning_with_their_labels(in_
     stopped = study.runs[study.runs["stopped"].notna()]
     assert stopped["run"].tolist() == expected
     assert stopped["stopped"].str.startswith("[limits] events = 1000: stopped after 4096 events").all()
+
+
+CONCURRENT = r"""
+import os, signal, sys, threading, time, gridsim
+studies = []
+def sweep(k):
+    studies.append(gridsim.run(sys.argv[1], quick=True, jobs=1, out=f"{sys.argv[2]}/{k}", plots=False))
+threads = [threading.Thread(target=sweep, args=(k,)) for k in range(3)]
+for t in threads:
+    t.start()
+for t in threads:
+    t.join()
+print(sorted(s.executed for s in studies), flush=True)
+# Python's own Ctrl-C handler is back: SIGINT raises KeyboardInterrupt here.
+try:
+    os.kill(os.getpid(), signal.SIGINT)
+    time.sleep(5)
+    print("no KeyboardInterrupt", flush=True)
+except KeyboardInterrupt:
+    print("KeyboardInterrupt", flush=True)
+"""
+
+
+def test_sweeps_from_several_threads_each_run_and_leave_python_its_ctrl_c(in_repo, tmp_path):
+    done = subprocess.run(
+        [sys.executable, "-c", CONCURRENT, LDS, str(tmp_path)],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == ["[14, 14, 14]", "KeyboardInterrupt"]
