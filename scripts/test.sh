@@ -13,6 +13,12 @@
 # environment of their own, target/peers-venv (or $GRIDSIM_PEERS_VENV), made here with Debian's
 # python3 and the pinned scripts/peers-requirements.txt; it is rebuilt only when that file
 # changes. Those tests fail (never skip) without it.
+#
+# The Python package (python/, docs/python.md) is tested in a virtual environment of its own,
+# target/py-venv (or $GRIDSIM_PY_VENV), with maturin, pandas, matplotlib and pytest pinned in
+# python/requirements-test.txt (rebuilt only when that file changes): `pip install ./python`
+# builds the extension (one release build, on the crates cargo test compiled) and installs it,
+# then python/tests compares it with the CLI binary cargo test built.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -41,3 +47,18 @@ if ! cmp -s scripts/peers-requirements.txt "$GRIDSIM_PEERS_VENV/requirements.txt
 fi
 
 cargo test --workspace --release --locked
+
+export GRIDSIM_PY_VENV="${GRIDSIM_PY_VENV:-$PWD/target/py-venv}"
+if ! cmp -s python/requirements-test.txt "$GRIDSIM_PY_VENV/requirements.txt"; then
+    echo "test.sh: installing maturin, pandas, matplotlib and pytest in $GRIDSIM_PY_VENV (python/tests)" >&2
+    /usr/bin/python3 -m venv --clear "$GRIDSIM_PY_VENV"
+    "$GRIDSIM_PY_VENV/bin/pip" install --quiet --disable-pip-version-check --no-input \
+        -r python/requirements-test.txt
+    cp python/requirements-test.txt "$GRIDSIM_PY_VENV/requirements.txt"
+fi
+# --no-build-isolation: the pinned maturin of the venv builds it (found on PATH), with nothing
+# downloaded.
+PATH="$GRIDSIM_PY_VENV/bin:$PATH" "$GRIDSIM_PY_VENV/bin/pip" install --quiet --disable-pip-version-check --no-input \
+    --no-build-isolation --no-deps --force-reinstall ./python
+GRIDSIM_BIN="${CARGO_TARGET_DIR:-$PWD/target}/release/gridsim" \
+    "$GRIDSIM_PY_VENV/bin/python" -m pytest -q -p no:cacheprovider python/tests

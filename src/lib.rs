@@ -13,4 +13,5 @@ pub mod plot;
 pub mod reference;
 pub mod replay;
 pub mod runner;
+pub mod study;
 pub mod tracefile;

@@ -4,7 +4,6 @@
 mod bench;
 mod trace_cmd;
 
-use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -13,6 +12,7 @@ use clap::{Parser, Subcommand};
 use gridsim::experiment;
 use gridsim::plot::Media;
 use gridsim::runner::{self, Progress, RunOptions, Shard};
+use gridsim::study::{Message, Stream};
 use schedulers::families;
 
 /// Discrete-event grid scheduling simulator.
@@ -185,23 +185,15 @@ fn main() -> ExitCode {
             let mut opts = RunOptions::new(out);
             if let Some(j) = jobs {
                 opts.jobs = j as usize;
-                let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-                if opts.jobs > cores {
-                    eprintln!(
-                        "gridsim: warning: --jobs {j} is more than the {cores} cores of this machine; runs will \
-                         share them (at most one thread per run is started)"
-                    );
+                if let Some(warning) = runner::jobs_warning(opts.jobs) {
+                    eprintln!("{warning}");
                 }
             }
             opts.fresh = fresh;
             opts.shard = shard;
             opts.plots = !no_plots;
             opts.media = media(print);
-            opts.progress = if std::io::stderr().is_terminal() {
-                Progress::Bar
-            } else {
-                Progress::Lines(std::time::Duration::from_secs_f64(progress_every))
-            };
+            opts.progress = Progress::for_stderr(std::time::Duration::from_secs_f64(progress_every));
             run(&file, quick, &opts)
         }
         Command::Plot {
@@ -210,7 +202,10 @@ fn main() -> ExitCode {
             experiment,
             print,
         } => plot(&results, out, experiment, media(print)),
-        Command::List { root, markdown: false } => list(&root),
+        Command::List { root, markdown: false } => {
+            print!("{}", gridsim::reference::listing(&root));
+            Ok(())
+        }
         Command::List { markdown: true, .. } => {
             print!("{}", gridsim::reference::families_markdown(&families::all()));
             Ok(())
@@ -243,103 +238,24 @@ fn main() -> ExitCode {
 /// `--progress-every`: a number of seconds from 0.1 to one day.
 fn parse_interval(text: &str) -> Result<f64, String> {
     match text.parse::<f64>() {
-        Ok(x) if (0.1..=86_400.0).contains(&x) => Ok(x),
+        Ok(x) if runner::PROGRESS_EVERY_S.contains(&x) => Ok(x),
         _ => Err(format!("'{text}' is not a number of seconds from 0.1 to 86400")),
     }
 }
 
 fn run(file: &Path, quick: bool, opts: &RunOptions) -> Result<()> {
-    let mut seen = Vec::new();
-    run_with_includes(file, quick, opts, &mut seen)
-}
-
-/// Runs `file`, then the experiments it includes (each once, whatever the nesting).
-/// Loads `file` and, depth first, the experiments it includes (each once), into `loaded`: every
-/// file is checked before any sweep starts, so a bad include writes nothing.
-fn load_with_includes(
-    file: &Path,
-    quick: bool,
-    seen: &mut Vec<PathBuf>,
-    loaded: &mut Vec<experiment::Experiment>,
-) -> Result<()> {
-    let key = std::fs::canonicalize(file).unwrap_or_else(|_| file.to_path_buf());
-    if seen.contains(&key) {
-        return Ok(());
-    }
-    seen.push(key);
-    let experiment = experiment::load(file, quick, &families::all())?;
-    let includes = experiment.includes.clone();
-    loaded.push(experiment);
-    for include in &includes {
-        load_with_includes(include, quick, seen, loaded)?;
-    }
+    gridsim::study::run(file, quick, opts, print_messages)?;
     Ok(())
 }
 
-fn run_with_includes(file: &Path, quick: bool, opts: &RunOptions, seen: &mut Vec<PathBuf>) -> Result<()> {
-    let mut loaded = Vec::new();
-    load_with_includes(file, quick, seen, &mut loaded)?;
-    for experiment in &loaded {
-        run_one(experiment, opts)?;
-    }
-    Ok(())
-}
-
-fn run_one(experiment: &experiment::Experiment, opts: &RunOptions) -> Result<()> {
-    for warning in &experiment.warnings {
-        eprintln!("gridsim: warning: {warning}");
-    }
-    let report = runner::run(experiment, opts)?;
-    let name = experiment.dir_name();
-    let slice = match opts.shard {
-        Some(s) => format!(" (shard {}/{}: {} runs)", s.k, s.n, report.selected),
-        None => String::new(),
-    };
-    println!(
-        "{name}: {} runs{slice}, {} already done, {} run now in {:.1} s",
-        report.total,
-        report.cached,
-        report.executed,
-        report.elapsed.as_secs_f64()
-    );
-    if report.cached > 0 {
-        // Records are keyed on the build's simulation code: the reused ones are this build's.
-        println!("reused {} records of this build ({})", report.cached, gridsim::BUILD_ID);
-    }
-    if !report.stopped.is_empty() {
-        eprintln!(
-            "gridsim: warning: [limits] stopped {} run(s); runs.csv names them in its column `stopped`:",
-            report.stopped.len()
-        );
-        for line in report.stopped.iter().take(10) {
-            eprintln!("  {line}");
+/// Prints a command's report lines, each to the stream it belongs on.
+fn print_messages(messages: &[Message]) {
+    for m in messages {
+        match m.stream {
+            Stream::Out => println!("{}", m.text),
+            Stream::Err => eprintln!("{}", m.text),
         }
     }
-    if !report.incomplete.is_empty() {
-        eprintln!(
-            "gridsim: warning: {} run(s) could not finish their work and have no result; runs.csv says why in \
-             its column `stopped`, and figures leave them out:",
-            report.incomplete.len()
-        );
-        for line in report.incomplete.iter().take(10) {
-            eprintln!("  {line}");
-        }
-    }
-    if report.complete {
-        println!("results: {}", report.results_dir.display());
-        if report.written.iter().any(|p| p.starts_with(&report.plots_dir)) {
-            println!("figures: {}", report.plots_dir.display());
-        }
-    } else {
-        println!(
-            "{} of {} runs of the sweep are still missing; when every shard has finished, combine them with \
-             `gridsim merge` (runs are stored in {})",
-            report.missing,
-            report.total,
-            report.results_dir.display()
-        );
-    }
-    Ok(())
 }
 
 /// The figures' media for `--print`.
@@ -393,32 +309,12 @@ fn plot(results: &Path, out: Option<PathBuf>, experiment: Option<PathBuf>, media
 }
 
 fn validate(file: &Path) -> Result<()> {
-    let mut seen = Vec::new();
-    validate_with_includes(file, &mut seen)
-}
-
-fn validate_with_includes(file: &Path, seen: &mut Vec<PathBuf>) -> Result<()> {
-    let key = std::fs::canonicalize(file).unwrap_or_else(|_| file.to_path_buf());
-    if seen.contains(&key) {
-        return Ok(());
-    }
-    seen.push(key);
-    let all = families::all();
-    let text = platforms::read_text_file(file).map_err(anyhow::Error::msg)?;
-    let spec = experiment::parse(file, &text)?;
-    let normal = experiment::load_str(file, &text, false, &all)?;
-    for warning in &normal.warnings {
-        eprintln!("gridsim: warning: {warning}");
-    }
-    let mut line = format!("{}: ok, {} runs", file.display(), normal.runs.len());
-    if spec.quick.is_some() {
-        let quick = experiment::load_str(file, &text, true, &all)?;
-        line.push_str(&format!(" ({} with --quick)", quick.runs.len()));
-    }
-    println!("{line}");
-    for include in &normal.includes {
-        validate_with_includes(include, seen)?;
-    }
+    gridsim::study::validate(file, |validated| {
+        for warning in &validated.warnings {
+            eprintln!("gridsim: warning: {warning}");
+        }
+        println!("{validated}");
+    })?;
     Ok(())
 }
 
@@ -434,101 +330,6 @@ fn merge(dirs: &[PathBuf], out: &Path, plots: bool) -> Result<()> {
         println!("figures: {}", report.plots_dir.display());
     }
     Ok(())
-}
-
-fn list(root: &Path) -> Result<()> {
-    let files_in = |dir: &Path| -> Vec<PathBuf> {
-        let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
-            .map(|entries| {
-                entries
-                    .filter_map(|e| e.ok().map(|e| e.path()))
-                    .filter(|p| p.is_file())
-                    .collect()
-            })
-            .unwrap_or_default();
-        files.sort();
-        files
-    };
-    println!("Experiments ({}):", root.join("experiments").display());
-    let experiments: Vec<PathBuf> = files_in(&root.join("experiments"))
-        .into_iter()
-        .filter(|p| p.extension().is_some_and(|e| e == "toml"))
-        .collect();
-    if experiments.is_empty() {
-        println!("  (none)");
-    }
-    for path in experiments {
-        let text = std::fs::read_to_string(&path).unwrap_or_default();
-        let about = match experiment::parse(&path, &text) {
-            Ok(spec) => spec.description.map(|d| d.into_inner()).unwrap_or_default(),
-            Err(e) => format!(
-                "(invalid: {})",
-                e.diagnostics.first().map_or(String::new(), |d| d.message.clone())
-            ),
-        };
-        println!("  {:<28} {about}", display_name(&path));
-    }
-    for (title, dir) in [("Platforms", "platforms/data"), ("Traces", "traces/data")] {
-        let dir = root.join(dir);
-        if !dir.is_dir() {
-            continue;
-        }
-        println!("\n{title} ({}):", dir.display());
-        let files: Vec<PathBuf> = files_in(&dir)
-            .into_iter()
-            .filter(|p| {
-                !p.file_name()
-                    .is_some_and(|n| n == "SOURCES.txt" || n.to_string_lossy().starts_with('.'))
-            })
-            // Platforms are .xml and .toml files (the profiles beside them are not).
-            .filter(|p| title != "Platforms" || p.extension().is_some_and(|e| e == "xml" || e == "toml"))
-            .collect();
-        if files.is_empty() {
-            println!("  (none)");
-        }
-        for path in files {
-            println!("  {}", display_name(&path));
-        }
-    }
-    println!("\nPlatform generators ([platform] generator = ...):");
-    for (name, params) in experiment::platform::GENERATORS {
-        println!("  {name:<28} params: {}", params.join(", "));
-    }
-    for family in families::all() {
-        println!("\nFamily {}: {}", family.name(), family.description());
-        println!("  schedulers:");
-        for s in family.schedulers() {
-            println!("    {:<20} {}", s.name, s.description);
-            for p in s.params {
-                println!("      {:<18} {}", p.name, p.summary());
-            }
-        }
-        for entry in family.other_entries() {
-            println!("  {} (parameters):", entry.name);
-            for p in entry.params {
-                println!("    {:<20} {}", p.name, p.summary());
-            }
-        }
-        println!("  parameters:");
-        for p in family.parameters() {
-            println!("    {:<20} {}", p.name, p.summary());
-        }
-        println!("  metrics (runs.csv):");
-        for m in family.metrics() {
-            println!("    {:<20} {}", m.name, m.description);
-        }
-        println!("  tables ([outputs] tables = [...]):");
-        for t in family.tables() {
-            println!("    {:<20} {}", t.name, t.description);
-            println!("    {:<20} columns: {}", "", t.columns.join(", "));
-        }
-    }
-    Ok(())
-}
-
-fn display_name(path: &Path) -> String {
-    path.file_name()
-        .map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into_owned())
 }
 
 fn replay(path: &Path, events: Option<u64>, wall_s: Option<f64>) -> Result<()> {

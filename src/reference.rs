@@ -1,11 +1,16 @@
-//! The families' reference as Markdown (`gridsim list --markdown`, committed as
-//! `docs/parameters.md`): every scheduler, parameter, metric and table, written from the same
-//! declarations that `validate`, the readers and params.csv use, so the docs cannot drift.
+//! The families' reference, written from the same declarations that `validate`, the readers
+//! and params.csv use, so no listing can drift from what runs accept: as Markdown
+//! (`gridsim list --markdown`, committed as `docs/parameters.md`), as the text `gridsim list`
+//! prints ([`listing`]), and as rows (the Python package's `list_policies`, [`param_rows`]).
 
 use std::fmt::Write;
+use std::path::{Path, PathBuf};
 
+use schedulers::families;
 use schedulers::family::Family;
 use schedulers::registry::Param;
+
+use crate::experiment;
 
 /// The reference of `families`, in their order.
 pub fn families_markdown(families: &[&dyn Family]) -> String {
@@ -107,4 +112,175 @@ fn params_table<'a>(out: &mut String, params: impl Iterator<Item = (&'a Param, O
 /// Text fit for a table cell.
 fn cell(text: &str) -> String {
     text.replace('|', "\\|").replace('\n', " ")
+}
+
+/// What `gridsim list` prints: the bundled experiments (with their descriptions), platforms and
+/// traces under the checkout `root`, the platform generators, and every family with its
+/// schedulers, parameters, metrics and tables.
+pub fn listing(root: &Path) -> String {
+    let mut out = String::new();
+    let files_in = |dir: &Path| -> Vec<PathBuf> {
+        let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+            .map(|entries| {
+                entries
+                    .filter_map(|e| e.ok().map(|e| e.path()))
+                    .filter(|p| p.is_file())
+                    .collect()
+            })
+            .unwrap_or_default();
+        files.sort();
+        files
+    };
+    let _ = writeln!(out, "Experiments ({}):", root.join("experiments").display());
+    let experiments: Vec<PathBuf> = files_in(&root.join("experiments"))
+        .into_iter()
+        .filter(|p| p.extension().is_some_and(|e| e == "toml"))
+        .collect();
+    if experiments.is_empty() {
+        let _ = writeln!(out, "  (none)");
+    }
+    for path in experiments {
+        let text = std::fs::read_to_string(&path).unwrap_or_default();
+        let about = match experiment::parse(&path, &text) {
+            Ok(spec) => spec.description.map(|d| d.into_inner()).unwrap_or_default(),
+            Err(e) => format!(
+                "(invalid: {})",
+                e.diagnostics.first().map_or(String::new(), |d| d.message.clone())
+            ),
+        };
+        let _ = writeln!(out, "  {:<28} {about}", display_name(&path));
+    }
+    for (title, dir) in [("Platforms", "platforms/data"), ("Traces", "traces/data")] {
+        let dir = root.join(dir);
+        if !dir.is_dir() {
+            continue;
+        }
+        let _ = writeln!(out, "\n{title} ({}):", dir.display());
+        let files: Vec<PathBuf> = files_in(&dir)
+            .into_iter()
+            .filter(|p| {
+                !p.file_name()
+                    .is_some_and(|n| n == "SOURCES.txt" || n.to_string_lossy().starts_with('.'))
+            })
+            // Platforms are .xml and .toml files (the profiles beside them are not).
+            .filter(|p| title != "Platforms" || p.extension().is_some_and(|e| e == "xml" || e == "toml"))
+            .collect();
+        if files.is_empty() {
+            let _ = writeln!(out, "  (none)");
+        }
+        for path in files {
+            let _ = writeln!(out, "  {}", display_name(&path));
+        }
+    }
+    let _ = writeln!(out, "\nPlatform generators ([platform] generator = ...):");
+    for (name, params) in experiment::platform::GENERATORS {
+        let _ = writeln!(out, "  {name:<28} params: {}", params.join(", "));
+    }
+    for family in families::all() {
+        let _ = writeln!(out, "\nFamily {}: {}", family.name(), family.description());
+        let _ = writeln!(out, "  schedulers:");
+        for s in family.schedulers() {
+            let _ = writeln!(out, "    {:<20} {}", s.name, s.description);
+            for p in s.params {
+                let _ = writeln!(out, "      {:<18} {}", p.name, p.summary());
+            }
+        }
+        for entry in family.other_entries() {
+            let _ = writeln!(out, "  {} (parameters):", entry.name);
+            for p in entry.params {
+                let _ = writeln!(out, "    {:<20} {}", p.name, p.summary());
+            }
+        }
+        let _ = writeln!(out, "  parameters:");
+        for p in family.parameters() {
+            let _ = writeln!(out, "    {:<20} {}", p.name, p.summary());
+        }
+        let _ = writeln!(out, "  metrics (runs.csv):");
+        for m in family.metrics() {
+            let _ = writeln!(out, "    {:<20} {}", m.name, m.description);
+        }
+        let _ = writeln!(out, "  tables ([outputs] tables = [...]):");
+        for t in family.tables() {
+            let _ = writeln!(out, "    {:<20} {}", t.name, t.description);
+            let _ = writeln!(out, "    {:<20} columns: {}", "", t.columns.join(", "));
+        }
+    }
+    out
+}
+
+fn display_name(path: &Path) -> String {
+    path.file_name()
+        .map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into_owned())
+}
+
+/// Who declares a parameter within its family.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Owner {
+    /// A scheduler (a policy), in its `[[schedulers]] params`.
+    Scheduler,
+    /// Another entry whose parameters runs accept (the work-stealing family's programs).
+    Entry,
+    /// The family's model, in `[params]`.
+    Model,
+}
+
+impl Owner {
+    /// `scheduler`, `entry` or `model`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Owner::Scheduler => "scheduler",
+            Owner::Entry => "entry",
+            Owner::Model => "model",
+        }
+    }
+}
+
+/// One parameter of a family, as `gridsim list` shows it, or a scheduler or entry that takes
+/// none (so that every policy has a row).
+#[derive(Clone, Copy, Debug)]
+pub struct ParamRow {
+    /// The family's name.
+    pub family: &'static str,
+    /// Who declares the parameter.
+    pub owner: Owner,
+    /// The scheduler's or entry's name; empty for the model's parameters.
+    pub name: &'static str,
+    /// The scheduler's or entry's description; empty for the model's parameters.
+    pub description: &'static str,
+    /// The parameter; `None` on the row of a scheduler or entry that takes none.
+    pub param: Option<&'static Param>,
+}
+
+/// Every family's schedulers, other entries and model parameters, in `gridsim list`'s order.
+pub fn param_rows(families: &[&dyn Family]) -> Vec<ParamRow> {
+    let mut rows = Vec::new();
+    for family in families {
+        let family_name = family.name();
+        let entries = family
+            .schedulers()
+            .iter()
+            .map(|s| (Owner::Scheduler, s))
+            .chain(family.other_entries().iter().map(|e| (Owner::Entry, e)));
+        for (owner, info) in entries {
+            let row = |param| ParamRow {
+                family: family_name,
+                owner,
+                name: info.name,
+                description: info.description,
+                param,
+            };
+            if info.params.is_empty() {
+                rows.push(row(None));
+            }
+            rows.extend(info.params.iter().map(|p| row(Some(p))));
+        }
+        rows.extend(family.parameters().iter().map(|p| ParamRow {
+            family: family_name,
+            owner: Owner::Model,
+            name: "",
+            description: "",
+            param: Some(p),
+        }));
+    }
+    rows
 }

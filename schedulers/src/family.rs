@@ -11,6 +11,7 @@ use std::fmt;
 use std::ops::Deref;
 use std::sync::Arc;
 
+use crate::external::ExternalPolicy;
 use crate::registry::{Kind, Param, ParamError, PolicyInfo};
 
 use sim_core::platform::{HostId, Platform};
@@ -106,6 +107,10 @@ pub enum RunError {
     Param(ParamError),
     /// The platform cannot hold the run (too few hosts, no route between two of them).
     Platform(String),
+    /// A policy supplied at run time ([`crate::external`]) failed: it raised, or answered
+    /// something the simulation refuses. The message names the policy, the date, what was
+    /// being decided and the run. The runner records the run as failed and the sweep goes on.
+    Policy(String),
     /// Anything else.
     Other(String),
 }
@@ -126,7 +131,7 @@ impl fmt::Display for RunError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             RunError::Param(e) => e.fmt(f),
-            RunError::Platform(m) | RunError::Other(m) => f.write_str(m),
+            RunError::Platform(m) | RunError::Policy(m) | RunError::Other(m) => f.write_str(m),
         }
     }
 }
@@ -562,6 +567,26 @@ pub trait Family: Send + Sync {
     fn validate(&self, spec: &RunSpec) -> Result<UsedParams, RunError>;
     /// Runs one simulation. Deterministic: the same spec gives the same output.
     fn run(&self, spec: &RunSpec) -> Result<RunOutput, RunError>;
+    /// [`Family::validate`] of a run whose scheduler is `policy`, supplied at run time
+    /// ([`crate::external`]). Default: refused, the family takes no such policy.
+    fn validate_external(&self, spec: &RunSpec, policy: &ExternalPolicy) -> Result<UsedParams, RunError> {
+        let _ = spec;
+        Err(no_external(self.name(), policy))
+    }
+    /// [`Family::run`] with `policy`, supplied at run time, as the run's scheduler. Default:
+    /// refused, the family takes no such policy.
+    fn run_external(&self, spec: &RunSpec, policy: &ExternalPolicy) -> Result<RunOutput, RunError> {
+        let _ = spec;
+        Err(no_external(self.name(), policy))
+    }
+}
+
+fn no_external(family: &str, policy: &ExternalPolicy) -> RunError {
+    RunError::Other(format!(
+        "family '{family}' takes no policy supplied at run time (scheduler '{}' is a {} policy)",
+        policy.info.name,
+        policy.factory.family()
+    ))
 }
 
 /// The parameter `name` of `family`: one of its own, else of a scheduler or another entry

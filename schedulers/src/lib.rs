@@ -5,6 +5,7 @@
 pub mod batch;
 pub mod bot;
 pub mod cluster;
+pub mod external;
 pub mod families;
 pub mod family;
 pub mod registry;

@@ -1052,7 +1052,7 @@ fn locate_run_error(
     match error {
         RunError::Param(e) => param_at(&e.param, sched, workload).unwrap_or_else(|| scheduler_at(sched)),
         RunError::Platform(_) => platform_at.clone(),
-        RunError::Other(_) => scheduler_at(sched),
+        RunError::Policy(_) | RunError::Other(_) => scheduler_at(sched),
     }
 }
 

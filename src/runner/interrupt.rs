@@ -1,6 +1,7 @@
 //! Ctrl-C (SIGINT) and SIGTERM during a sweep: the runs in flight are abandoned, the completed
 //! ones are already stored, and `gridsim run` says how many and that running the same command
-//! again resumes. A second signal ends the process at once.
+//! again resumes. A second signal ends the process at once, unless the handlers were installed
+//! for an embedding interpreter, whose process must outlive the sweep.
 //!
 //! The handler only sets a flag (all a signal handler may safely do); the watchdog thread sees
 //! it within a tick and raises every run's stop flag, which the engines check, and the runner
@@ -10,9 +11,10 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 
 static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+static SECOND_EXITS: AtomicBool = AtomicBool::new(true);
 
 extern "C" fn on_signal(_: libc::c_int) {
-    if INTERRUPTED.swap(true, Ordering::SeqCst) {
+    if INTERRUPTED.swap(true, Ordering::SeqCst) && SECOND_EXITS.load(Ordering::SeqCst) {
         // SAFETY: `_exit` is async-signal-safe; the second signal means "stop now".
         unsafe { libc::_exit(130) };
     }
@@ -29,9 +31,12 @@ pub struct Handlers {
 }
 
 impl Handlers {
-    /// Installs the flag-setting handler for SIGINT and SIGTERM and clears the flag.
-    pub fn install() -> Handlers {
+    /// Installs the flag-setting handler for SIGINT and SIGTERM and clears the flag. With
+    /// `second_exits`, a second signal ends the process (`_exit(130)`); without, it is ignored
+    /// like the first beyond the flag it already set.
+    pub fn install(second_exits: bool) -> Handlers {
         INTERRUPTED.store(false, Ordering::SeqCst);
+        SECOND_EXITS.store(second_exits, Ordering::SeqCst);
         let mut previous = [(libc::SIGINT, zeroed()), (libc::SIGTERM, zeroed())];
         for (signal, old) in previous.iter_mut() {
             let mut action = zeroed();

@@ -34,7 +34,7 @@ use crate::experiment::limits::RunLimits;
 use crate::experiment::{Experiment, Run};
 use crate::output::write_atomic;
 use crate::plot::Media;
-use schedulers::family::check_output;
+use schedulers::family::{check_output, RunError};
 use store::{Manifest, Record, RECORDS_DIR};
 
 /// One slice of a sweep: the runs whose index is `k - 1` modulo `n`.
@@ -81,6 +81,33 @@ pub enum Progress {
     Lines(Duration),
 }
 
+impl Progress {
+    /// What `gridsim run` shows on stderr: a bar on a terminal, else (Slurm, `nohup`, a pipe,
+    /// a notebook's kernel) a line every `every`.
+    pub fn for_stderr(every: Duration) -> Progress {
+        if std::io::stderr().is_terminal() {
+            Progress::Bar
+        } else {
+            Progress::Lines(every)
+        }
+    }
+}
+
+/// The accepted interval between progress lines, seconds (`--progress-every`): often enough
+/// to matter, at most a day.
+pub const PROGRESS_EVERY_S: std::ops::RangeInclusive<f64> = 0.1..=86_400.0;
+
+/// The warning for more worker threads than the machine has cores, if `jobs` is that many.
+pub fn jobs_warning(jobs: usize) -> Option<String> {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    (jobs > cores).then(|| {
+        format!(
+            "gridsim: warning: --jobs {jobs} is more than the {cores} cores of this machine; runs will share them \
+             (at most one thread per run is started)"
+        )
+    })
+}
+
 /// How to run an experiment.
 #[derive(Clone, Debug)]
 pub struct RunOptions {
@@ -101,6 +128,10 @@ pub struct RunOptions {
     /// Test hook: stop starting runs once this many have completed in this invocation, as if
     /// the process had been interrupted (no merge).
     pub stop_after: Option<usize>,
+    /// Whether a second SIGINT or SIGTERM during the sweep ends the process at once, as it does
+    /// for the CLI; an embedding interpreter (a Python kernel) clears it, so that it outlives
+    /// an impatient second Ctrl-C.
+    pub second_signal_exits: bool,
 }
 
 impl RunOptions {
@@ -116,6 +147,7 @@ impl RunOptions {
             plots: true,
             media: Media::Screen,
             stop_after: None,
+            second_signal_exits: true,
         }
     }
 }
@@ -145,6 +177,9 @@ pub struct RunReport {
     pub stopped: Vec<String>,
     /// The runs of this invocation whose application could not finish its work: label and why.
     pub incomplete: Vec<String>,
+    /// The runs of this invocation whose policy, supplied at run time
+    /// ([`schedulers::external`]), failed: label and why (the policy, the date, the decision).
+    pub failed: Vec<String>,
     /// Files written by the merge (CSV) and the figures.
     pub written: Vec<PathBuf>,
 }
@@ -205,6 +240,7 @@ pub fn run(experiment: &Experiment, opts: &RunOptions) -> Result<RunReport> {
         done: executed,
         stopped,
         incomplete,
+        failed,
     } = execute(experiment, &pending, &results_dir, opts)?;
     let elapsed = started.elapsed();
 
@@ -226,6 +262,7 @@ pub fn run(experiment: &Experiment, opts: &RunOptions) -> Result<RunReport> {
         missing: missing.len(),
         stopped,
         incomplete,
+        failed,
         written: Vec::new(),
     };
     if report.complete {
@@ -249,6 +286,7 @@ fn execute(experiment: &Experiment, pending: &[&Run], results_dir: &Path, opts: 
             done: 0,
             stopped: Vec::new(),
             incomplete: Vec::new(),
+            failed: Vec::new(),
         });
     }
     let pool = rayon::ThreadPoolBuilder::new()
@@ -274,13 +312,14 @@ fn execute(experiment: &Experiment, pending: &[&Run], results_dir: &Path, opts: 
     let failure: Mutex<Option<String>> = Mutex::new(None);
     let stopped_runs: Mutex<Vec<(usize, String)>> = Mutex::new(Vec::new());
     let incomplete_runs: Mutex<Vec<(usize, String)>> = Mutex::new(Vec::new());
+    let failed_runs: Mutex<Vec<(usize, String)>> = Mutex::new(Vec::new());
     let key_columns = &experiment.key_columns;
 
     let (finished, reporter_stop) = std::sync::mpsc::channel::<()>();
     let (watch_finished, watch_stop) = std::sync::mpsc::channel::<()>();
     let watchdog = watchdog::Watchdog::default();
     let limits = experiment.limits;
-    let handlers = interrupt::Handlers::install();
+    let handlers = interrupt::Handlers::install(opts.second_signal_exits);
     std::thread::scope(|scope| {
         // Always served: besides `wall_s` deadlines it raises every run's flag on Ctrl-C.
         let (watchdog_ref, watch_stop) = (&watchdog, watch_stop);
@@ -312,7 +351,8 @@ fn execute(experiment: &Experiment, pending: &[&Run], results_dir: &Path, opts: 
                 let outcome = catch_unwind(AssertUnwindSafe(|| {
                     budget::run_limited(guards, || {
                         run.spec_to_run()
-                            .and_then(|spec| experiment.family.run(&spec).map_err(String::from))
+                            .map_err(RunError::Other)
+                            .and_then(|spec| experiment.family.run(&spec))
                     })
                 }));
                 let wall = t0.elapsed().as_secs_f64();
@@ -348,7 +388,16 @@ fn execute(experiment: &Experiment, pending: &[&Run], results_dir: &Path, opts: 
                                 .and_then(|record| record.write(results_dir).map_err(|e| format!("{e:#}"))),
                         }
                     }),
-                    Ok(Ok(Err(message))) => Err(message),
+                    // A policy supplied at run time that failed: a result of the sweep like an
+                    // incomplete run (recorded with why, reported), and the sweep goes on.
+                    Ok(Ok(Err(RunError::Policy(why)))) => {
+                        let mut list = failed_runs.lock().unwrap_or_else(|e| e.into_inner());
+                        list.push((run.spec.index, format!("{label}: {why}")));
+                        Record::policy_failed(&run.fingerprint, &why, wall)
+                            .write(results_dir)
+                            .map_err(|e| format!("{e:#}"))
+                    }
+                    Ok(Ok(Err(error))) => Err(error.to_string()),
                     Err(panic) => Err(format!("panicked: {}", panic_text(&panic))),
                 };
                 match stored {
@@ -391,10 +440,12 @@ fn execute(experiment: &Experiment, pending: &[&Run], results_dir: &Path, opts: 
         }));
     }
     if let Some(message) = failure.into_inner().unwrap_or_else(|e| e.into_inner()) {
-        bail!(
-            "{message}\n({done} other runs completed and are stored in {}; they are skipped when you run again)",
-            results_dir.display()
-        );
+        return Err(anyhow::Error::new(RunFailed {
+            message: format!(
+                "{message}\n({done} other runs completed and are stored in {}; they are skipped when you run again)",
+                results_dir.display()
+            ),
+        }));
     }
     let sorted = |runs: Mutex<Vec<(usize, String)>>| {
         let mut runs = runs.into_inner().unwrap_or_else(|e| e.into_inner());
@@ -405,8 +456,25 @@ fn execute(experiment: &Experiment, pending: &[&Run], results_dir: &Path, opts: 
         done,
         stopped: sorted(stopped_runs),
         incomplete: sorted(incomplete_runs),
+        failed: sorted(failed_runs),
     })
 }
+
+/// The error a sweep ends with when one of its runs failed (not one `[limits]` stopped): which
+/// run and why, and that the runs that completed are stored.
+#[derive(Debug)]
+pub struct RunFailed {
+    /// What to tell the user.
+    pub message: String,
+}
+
+impl std::fmt::Display for RunFailed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for RunFailed {}
 
 /// What [`execute`] did: runs completed (stored), and the labels and reasons of those among
 /// them that have no result.
@@ -416,6 +484,8 @@ struct Executed {
     stopped: Vec<String>,
     /// Ended without finishing their work.
     incomplete: Vec<String>,
+    /// Ended by a failure of their policy supplied at run time.
+    failed: Vec<String>,
 }
 
 /// Why a run was stopped, for runs.csv's `stopped` column and the summary.

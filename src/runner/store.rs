@@ -250,6 +250,10 @@ struct StoppedRun {
     limits: String,
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     incomplete: bool,
+    /// Its policy, supplied at run time, failed: never reused, since the policy's code is no
+    /// input the fingerprint covers and may have been fixed since.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    policy_failed: bool,
 }
 
 impl Record {
@@ -309,6 +313,16 @@ impl Record {
         Record::without_result(fingerprint, events, wall_s, why, String::new(), true)
     }
 
+    /// The record of a run whose policy, supplied at run time, failed (`why` names the
+    /// policy, the date and the decision): no metric, no table, never reused.
+    pub fn policy_failed(fingerprint: &str, why: &str, wall_s: f64) -> Record {
+        let mut record = Record::without_result(fingerprint, 0, wall_s, why, String::new(), false);
+        if let Some(s) = &mut record.stopped {
+            s.policy_failed = true;
+        }
+        record
+    }
+
     fn without_result(
         fingerprint: &str,
         events: u64,
@@ -328,6 +342,7 @@ impl Record {
                 why: why.to_string(),
                 limits,
                 incomplete,
+                policy_failed: false,
             }),
         }
     }
@@ -339,6 +354,7 @@ impl Record {
     pub fn reusable(results_dir: &Path, fingerprint: &str, limits: RunLimits) -> bool {
         match Record::read(results_dir, fingerprint) {
             Ok(Some(record)) => match &record.stopped {
+                Some(s) if s.policy_failed => false,
                 Some(s) if !s.incomplete => s.limits == limits.to_string(),
                 _ => record.within(limits),
             },

@@ -81,9 +81,11 @@ use std::collections::BTreeMap;
 
 use traces::info::nearest_rank;
 
+use super::policy::BatchPolicy;
 use super::registry;
 use super::sim::{simulate_on, Availability, BatchJob, FinalState, JobResult, OnFailure, Outcome, SimConfig};
 use super::synthetic;
+use crate::external::{run_label, ExternalPolicy};
 use crate::family::{
     declared_table, Family, FamilyInfo, Named, ParamReader, ParamValue, RunError, RunOutput, RunSpec, TableInfo,
     UsedParams,
@@ -763,71 +765,100 @@ impl Family for BatchFamily {
     }
 
     fn run(&self, spec: &RunSpec) -> Result<RunOutput, RunError> {
-        let reader = ParamReader::new(spec);
-        let prepared = prepare(&reader)?;
-        let mut policy = registry::build(&spec.scheduler, &reader.numeric_params_besides(MODEL)?)?;
-        let outcome = simulate_on(
-            &prepared.jobs,
-            prepared.config,
-            prepared.slowness.as_deref(),
-            prepared.availability.as_ref(),
-            policy.as_mut(),
-        )
-        .map_err(|e| RunError::Other(format!("scheduler '{}': {e}", spec.scheduler)))?;
-        // Jobs left waiting for units that stayed down: the run has no result to report.
-        let incomplete = (!outcome.unfinished.is_empty()).then(|| {
-            let largest = outcome
-                .unfinished
-                .iter()
-                .map(|&i| prepared.jobs[i].size)
-                .max()
-                .unwrap_or(0);
-            format!(
-                "incomplete: {} of {} jobs never started (the largest needs {largest} of the {} units): \
-                 the units they need stayed down and nothing else could start them",
-                outcome.unfinished.len(),
-                prepared.jobs.len(),
-                prepared.config.units
-            )
-        });
-        let mut tables = BTreeMap::new();
-        if spec.tables.iter().any(|t| t == "jobs") {
-            tables.extend([declared_table(TABLES, "jobs", jobs_table(&prepared, &outcome))?]);
-        }
-        if spec.tables.iter().any(|t| t == "quantiles") {
-            tables.extend([declared_table(
-                TABLES,
-                "quantiles",
-                quantiles_table(&prepared, &outcome),
-            )?]);
-        }
-        if spec.tables.iter().any(|t| t == "hosts") {
-            tables.extend([declared_table(TABLES, "hosts", hosts_table(&prepared, &outcome))?]);
-        }
-        let metrics = metrics(&prepared, &outcome);
-        if spec.tables.iter().any(|t| t == "downtime") {
-            let end = metrics.get("makespan_s").copied().unwrap_or(0.0);
-            let mut rows = Vec::new();
-            for (units, profile) in prepared.availability.iter().flat_map(|a| &a.hosts) {
-                let host = prepared.unit_host[units.start as usize] as i64;
-                for (from, to) in profile.off_intervals(end) {
-                    rows.extend(units.clone().map(|u| {
-                        vec![
-                            ParamValue::Int(host),
-                            ParamValue::Int(u as i64),
-                            ParamValue::Float(from),
-                            ParamValue::Float(to),
-                        ]
-                    }));
-                }
-            }
-            tables.extend([declared_table(TABLES, "downtime", rows)?]);
-        }
-        Ok(RunOutput {
-            metrics,
-            events: outcome.decisions + outcome.host_events,
-            tables,
-            incomplete,
-        })
+        run_with(spec, None)
     }
+
+    fn validate_external(&self, spec: &RunSpec, policy: &ExternalPolicy) -> Result<UsedParams, RunError> {
+        let reader = ParamReader::new(spec);
+        prepare(&reader)?;
+        policy.values(&reader.numeric_params_besides(MODEL)?)?;
+        reader.entry_defaults(&policy.info);
+        Ok(reader.used())
+    }
+
+    fn run_external(&self, spec: &RunSpec, policy: &ExternalPolicy) -> Result<RunOutput, RunError> {
+        run_with(spec, Some(policy))
+    }
+}
+
+/// A run under the registry's policy of the run's scheduler, or under `external`.
+fn run_with(spec: &RunSpec, external: Option<&ExternalPolicy>) -> Result<RunOutput, RunError> {
+    let reader = ParamReader::new(spec);
+    let prepared = prepare(&reader)?;
+    let policy_params = reader.numeric_params_besides(MODEL)?;
+    let (mut policy, failure): (Box<dyn BatchPolicy>, _) = match external {
+        None => (registry::build(&spec.scheduler, &policy_params)?, None),
+        Some(p) => {
+            let checked = p.batch_policy(&policy_params, &run_label(spec))?;
+            let failure = checked.failure();
+            (Box::new(checked), Some(failure))
+        }
+    };
+    let outcome = simulate_on(
+        &prepared.jobs,
+        prepared.config,
+        prepared.slowness.as_deref(),
+        prepared.availability.as_ref(),
+        policy.as_mut(),
+    )
+    .map_err(|e| match failure.and_then(|f| f.get()) {
+        // The policy's failure, if it failed, is the run's error, named as the policy's.
+        Some(why) => RunError::Policy(format!("{why} (run {})", run_label(spec))),
+        None => RunError::Other(format!("scheduler '{}': {e}", spec.scheduler)),
+    })?;
+    // Jobs left waiting for units that stayed down: the run has no result to report.
+    let incomplete = (!outcome.unfinished.is_empty()).then(|| {
+        let largest = outcome
+            .unfinished
+            .iter()
+            .map(|&i| prepared.jobs[i].size)
+            .max()
+            .unwrap_or(0);
+        format!(
+            "incomplete: {} of {} jobs never started (the largest needs {largest} of the {} units): \
+                 the units they need stayed down and nothing else could start them",
+            outcome.unfinished.len(),
+            prepared.jobs.len(),
+            prepared.config.units
+        )
+    });
+    let mut tables = BTreeMap::new();
+    if spec.tables.iter().any(|t| t == "jobs") {
+        tables.extend([declared_table(TABLES, "jobs", jobs_table(&prepared, &outcome))?]);
+    }
+    if spec.tables.iter().any(|t| t == "quantiles") {
+        tables.extend([declared_table(
+            TABLES,
+            "quantiles",
+            quantiles_table(&prepared, &outcome),
+        )?]);
+    }
+    if spec.tables.iter().any(|t| t == "hosts") {
+        tables.extend([declared_table(TABLES, "hosts", hosts_table(&prepared, &outcome))?]);
+    }
+    let metrics = metrics(&prepared, &outcome);
+    if spec.tables.iter().any(|t| t == "downtime") {
+        let end = metrics.get("makespan_s").copied().unwrap_or(0.0);
+        let mut rows = Vec::new();
+        for (units, profile) in prepared.availability.iter().flat_map(|a| &a.hosts) {
+            let host = prepared.unit_host[units.start as usize] as i64;
+            for (from, to) in profile.off_intervals(end) {
+                rows.extend(units.clone().map(|u| {
+                    vec![
+                        ParamValue::Int(host),
+                        ParamValue::Int(u as i64),
+                        ParamValue::Float(from),
+                        ParamValue::Float(to),
+                    ]
+                }));
+            }
+        }
+        tables.extend([declared_table(TABLES, "downtime", rows)?]);
+    }
+    Ok(RunOutput {
+        metrics,
+        events: outcome.decisions + outcome.host_events,
+        tables,
+        incomplete,
+    })
 }

@@ -66,6 +66,13 @@ pub trait BatchPolicy: Send {
     /// jobs must fit together in `view.free`. The simulation refuses any other answer as a
     /// defect of the policy.
     fn decide(&mut self, view: &BatchView<'_>) -> Vec<usize>;
+
+    /// [`BatchPolicy::decide`], or why the policy could not decide: the simulation asks this.
+    /// A built-in policy always decides (the default); one supplied at run time
+    /// ([`crate::external::CheckedBatch`]) may fail, which ends the run with the message.
+    fn try_decide(&mut self, view: &BatchView<'_>) -> Result<Vec<usize>, String> {
+        Ok(self.decide(view))
+    }
 }
 
 /// Starts jobs in the order `order` (queue positions) while the next one fits; stops at the

@@ -445,7 +445,7 @@ pub fn simulate_on(
                 queue: &queue,
                 running: &running,
             };
-            let picks = policy.decide(&view);
+            let picks = policy.try_decide(&view)?;
             taken.resize(queue.joined(), false);
             for &pos in &picks {
                 let Some(slot) = queue.slot_at(pos) else {

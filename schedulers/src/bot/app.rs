@@ -170,7 +170,7 @@ pub struct MasterWorker {
     returned: Vec<(u64, u64)>,
     answers: u64,
     outcome: BotOutcome,
-    /// First routing error, if a worker cannot reach the master.
+    /// First error: a worker that cannot reach the master, or a policy that could not decide.
     error: Option<String>,
     /// Prefix sums of the drawn task sizes ([`TaskSizes::prefix_sums`]), if they vary.
     size_sums: Option<Vec<f64>>,
@@ -253,9 +253,19 @@ impl MasterWorker {
                 worker_speeds: &self.speeds,
                 now: engine.now().secs(),
             };
-            let mut a = self.policy.assign(&view, &request);
-            a.size = a.size.clamp(1, remaining);
-            a
+            match self.policy.try_assign(&view, &request) {
+                Ok(mut a) => {
+                    a.size = a.size.clamp(1, remaining);
+                    a
+                }
+                Err(e) => {
+                    // The policy could not decide: the run ends in error, and this worker (as
+                    // every other that asks from now on) gets no answer, so the engine runs out
+                    // of events once the activities in flight end.
+                    self.error.get_or_insert(e);
+                    return;
+                }
+            }
         };
         if assignment.size == 0 {
             self.workers[worker].stopped = true;

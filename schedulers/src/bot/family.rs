@@ -15,7 +15,8 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use crate::bot::{self, registry, BotConfig, TaskSizes};
+use crate::bot::{self, registry, BotConfig, ChunkPolicy, TaskSizes};
+use crate::external::{run_label, ExternalPolicy};
 use sim_core::platform::HostId;
 use sim_core::Engine;
 
@@ -120,7 +121,10 @@ fn has_drawn_sizes(spec: &RunSpec) -> bool {
         .is_some_and(|cv| cv > 0.0)
 }
 
-fn prepare(spec: &ParamReader) -> Result<Prepared, RunError> {
+/// The run's parameters read and checked; its policy is `external` when one supplied at run
+/// time, else the registry's entry of the run's scheduler (built once here, to check its
+/// parameters).
+fn prepare(spec: &ParamReader, external: Option<&ExternalPolicy>) -> Result<Prepared, RunError> {
     let platform = &spec.platform;
     let tasks = spec.integer(&TASKS)?;
     let task_flops = spec.real(&TASK_FLOPS)?;
@@ -160,8 +164,16 @@ fn prepare(spec: &ParamReader) -> Result<Prepared, RunError> {
     }
     check_routes(spec, workers.iter().map(|&w| (master, w)))?;
     let policy_params = spec.numeric_params_besides(WORKLOAD)?;
-    registry::build(&spec.scheduler, &policy_params)?;
-    spec.policy_defaults(registry::infos());
+    match external {
+        None => {
+            registry::build(&spec.scheduler, &policy_params)?;
+            spec.policy_defaults(registry::infos());
+        }
+        Some(policy) => {
+            policy.values(&policy_params)?;
+            spec.entry_defaults(&policy.info);
+        }
+    }
     Ok(Prepared {
         config: BotConfig {
             master,
@@ -228,121 +240,149 @@ impl Family for BagOfTasks {
 
     fn validate(&self, spec: &RunSpec) -> Result<UsedParams, RunError> {
         let reader = ParamReader::new(spec);
-        prepare(&reader)?;
+        prepare(&reader, None)?;
         Ok(reader.used())
     }
 
     fn run(&self, spec: &RunSpec) -> Result<RunOutput, RunError> {
-        let prepared = prepare(&ParamReader::new(spec))?;
-        let policy = registry::build(&spec.scheduler, &prepared.policy_params)?;
-        let engine = Engine::new(Arc::clone(&spec.platform)).map_err(|e| e.to_string())?;
-        let hosts = prepared.config.workers.clone();
-        let record_chunks = prepared.config.record_chunks;
-        let tasks = prepared.config.tasks;
-        let (outcome, stats) = bot::run(engine, prepared.config, policy)?;
-        let events = stats.events;
-        // The engine ran out of events with tasks left: no worker could ever compute them (their
-        // hosts are off for good), so the run has no makespan to report.
-        let incomplete = (outcome.tasks_done < tasks).then(|| {
-            format!(
-                "incomplete: {} of {tasks} tasks done (the last at {} s); the simulation ran out of events \
+        run_with(spec, None)
+    }
+
+    fn validate_external(&self, spec: &RunSpec, policy: &ExternalPolicy) -> Result<UsedParams, RunError> {
+        let reader = ParamReader::new(spec);
+        prepare(&reader, Some(policy))?;
+        Ok(reader.used())
+    }
+
+    fn run_external(&self, spec: &RunSpec, policy: &ExternalPolicy) -> Result<RunOutput, RunError> {
+        run_with(spec, Some(policy))
+    }
+}
+
+/// A run under the registry's policy of the run's scheduler, or under `external`.
+fn run_with(spec: &RunSpec, external: Option<&ExternalPolicy>) -> Result<RunOutput, RunError> {
+    let prepared = prepare(&ParamReader::new(spec), external)?;
+    let (policy, failure): (Box<dyn ChunkPolicy>, _) = match external {
+        None => (registry::build(&spec.scheduler, &prepared.policy_params)?, None),
+        Some(p) => {
+            let checked = p.chunk_policy(&prepared.policy_params, &run_label(spec))?;
+            let failure = checked.failure();
+            (Box::new(checked), Some(failure))
+        }
+    };
+    let engine = Engine::new(Arc::clone(&spec.platform)).map_err(|e| e.to_string())?;
+    let hosts = prepared.config.workers.clone();
+    let record_chunks = prepared.config.record_chunks;
+    let tasks = prepared.config.tasks;
+    let (outcome, stats) = bot::run(engine, prepared.config, policy).map_err(|e| {
+        // The policy's failure, if it failed, is the run's error, named as the policy's.
+        match failure.and_then(|f| f.get()) {
+            Some(why) => RunError::Policy(format!("{why} (run {})", run_label(spec))),
+            None => RunError::Other(e),
+        }
+    })?;
+    let events = stats.events;
+    // The engine ran out of events with tasks left: no worker could ever compute them (their
+    // hosts are off for good), so the run has no makespan to report.
+    let incomplete = (outcome.tasks_done < tasks).then(|| {
+        format!(
+            "incomplete: {} of {tasks} tasks done (the last at {} s); the simulation ran out of events \
                  with no worker able to compute the rest (their hosts off for good)",
-                outcome.tasks_done, outcome.makespan
-            )
-        });
-        let mut metrics = BTreeMap::new();
-        metrics.insert("makespan_s".to_string(), outcome.makespan);
-        metrics.insert("chunks".to_string(), outcome.chunks_done as f64);
-        metrics.insert("tasks_done".to_string(), outcome.tasks_done as f64);
-        metrics.insert("workers_lost".to_string(), outcome.workers_lost as f64);
-        metrics.insert("workers_restarted".to_string(), outcome.workers_restarted as f64);
-        metrics.insert("chunks_lost".to_string(), outcome.lost_chunks.len() as f64);
-        if !outcome.energy.is_empty() {
-            let total: f64 = outcome.energy.iter().map(|e| e.joules).sum();
-            metrics.insert("energy_j".to_string(), total);
-        }
-        // Both chunk tables start with the worker, its host, the size and the first task, then
-        // their dates.
-        let row = |worker: usize, size: u64, first: u64, dates: &[f64]| -> Vec<ParamValue> {
-            let name = spec.platform.host(hosts[worker]).name.clone();
-            let ids = [
-                ParamValue::Int(worker as i64),
-                ParamValue::Str(name),
-                ParamValue::Int(size as i64),
-                ParamValue::Int(first as i64),
-            ];
-            ids.into_iter()
-                .chain(dates.iter().map(|&d| ParamValue::Float(d)))
-                .collect()
-        };
-        // A handful of rows (one per failure that took a chunk): always kept.
-        let lost_rows = outcome
-            .lost_chunks
-            .iter()
-            .map(|c| row(c.worker, c.size, c.first_task, &[c.lost]))
-            .collect();
-        let mut tables = BTreeMap::from([declared_table(TABLES, "lost_chunks", lost_rows)?]);
-        if spec.tables.iter().any(|t| t == "energy") {
-            let rows = outcome
-                .energy
-                .iter()
-                .map(|e| {
-                    let mean_load = if outcome.makespan > 0.0 {
-                        e.load_s / outcome.makespan
-                    } else {
-                        0.0
-                    };
-                    vec![
-                        ParamValue::Str(spec.platform.host(e.host).name.clone()),
-                        ParamValue::Float(e.joules),
-                        ParamValue::Float(mean_load),
-                    ]
-                })
-                .collect();
-            tables.extend([declared_table(TABLES, "energy", rows)?]);
-        }
-        // Down periods come from the platform's state profiles, not from the run: what a
-        // timeline shades behind a worker's chunks (`down` of a timeline figure). Kept only when
-        // asked, since a periodic profile gives a row per cycle.
-        if spec.tables.iter().any(|t| t == "downtime") {
-            let mut rows = Vec::new();
-            for (worker, &host) in hosts.iter().enumerate() {
-                let host = spec.platform.host(host);
-                let Some(profile) = &host.state_profile else {
-                    continue;
-                };
-                for (from, to) in profile.off_intervals(outcome.makespan) {
-                    rows.push(vec![
-                        ParamValue::Int(worker as i64),
-                        ParamValue::Str(host.name.clone()),
-                        ParamValue::Float(from),
-                        ParamValue::Float(to),
-                    ]);
-                }
-            }
-            tables.extend([declared_table(TABLES, "downtime", rows)?]);
-        }
-        if !record_chunks {
-            return Ok(RunOutput {
-                metrics,
-                events,
-                tables,
-                incomplete,
-            });
-        }
+            outcome.tasks_done, outcome.makespan
+        )
+    });
+    let mut metrics = BTreeMap::new();
+    metrics.insert("makespan_s".to_string(), outcome.makespan);
+    metrics.insert("chunks".to_string(), outcome.chunks_done as f64);
+    metrics.insert("tasks_done".to_string(), outcome.tasks_done as f64);
+    metrics.insert("workers_lost".to_string(), outcome.workers_lost as f64);
+    metrics.insert("workers_restarted".to_string(), outcome.workers_restarted as f64);
+    metrics.insert("chunks_lost".to_string(), outcome.lost_chunks.len() as f64);
+    if !outcome.energy.is_empty() {
+        let total: f64 = outcome.energy.iter().map(|e| e.joules).sum();
+        metrics.insert("energy_j".to_string(), total);
+    }
+    // Both chunk tables start with the worker, its host, the size and the first task, then
+    // their dates.
+    let row = |worker: usize, size: u64, first: u64, dates: &[f64]| -> Vec<ParamValue> {
+        let name = spec.platform.host(hosts[worker]).name.clone();
+        let ids = [
+            ParamValue::Int(worker as i64),
+            ParamValue::Str(name),
+            ParamValue::Int(size as i64),
+            ParamValue::Int(first as i64),
+        ];
+        ids.into_iter()
+            .chain(dates.iter().map(|&d| ParamValue::Float(d)))
+            .collect()
+    };
+    // A handful of rows (one per failure that took a chunk): always kept.
+    let lost_rows = outcome
+        .lost_chunks
+        .iter()
+        .map(|c| row(c.worker, c.size, c.first_task, &[c.lost]))
+        .collect();
+    let mut tables = BTreeMap::from([declared_table(TABLES, "lost_chunks", lost_rows)?]);
+    if spec.tables.iter().any(|t| t == "energy") {
         let rows = outcome
-            .chunks
+            .energy
             .iter()
-            .map(|c| row(c.worker, c.size, c.first_task, &[c.sent, c.start, c.end]))
+            .map(|e| {
+                let mean_load = if outcome.makespan > 0.0 {
+                    e.load_s / outcome.makespan
+                } else {
+                    0.0
+                };
+                vec![
+                    ParamValue::Str(spec.platform.host(e.host).name.clone()),
+                    ParamValue::Float(e.joules),
+                    ParamValue::Float(mean_load),
+                ]
+            })
             .collect();
-        tables.extend([declared_table(TABLES, "chunks", rows)?]);
-        Ok(RunOutput {
+        tables.extend([declared_table(TABLES, "energy", rows)?]);
+    }
+    // Down periods come from the platform's state profiles, not from the run: what a
+    // timeline shades behind a worker's chunks (`down` of a timeline figure). Kept only when
+    // asked, since a periodic profile gives a row per cycle.
+    if spec.tables.iter().any(|t| t == "downtime") {
+        let mut rows = Vec::new();
+        for (worker, &host) in hosts.iter().enumerate() {
+            let host = spec.platform.host(host);
+            let Some(profile) = &host.state_profile else {
+                continue;
+            };
+            for (from, to) in profile.off_intervals(outcome.makespan) {
+                rows.push(vec![
+                    ParamValue::Int(worker as i64),
+                    ParamValue::Str(host.name.clone()),
+                    ParamValue::Float(from),
+                    ParamValue::Float(to),
+                ]);
+            }
+        }
+        tables.extend([declared_table(TABLES, "downtime", rows)?]);
+    }
+    if !record_chunks {
+        return Ok(RunOutput {
             metrics,
             events,
             tables,
             incomplete,
-        })
+        });
     }
+    let rows = outcome
+        .chunks
+        .iter()
+        .map(|c| row(c.worker, c.size, c.first_task, &[c.sent, c.start, c.end]))
+        .collect();
+    tables.extend([declared_table(TABLES, "chunks", rows)?]);
+    Ok(RunOutput {
+        metrics,
+        events,
+        tables,
+        incomplete,
+    })
 }
 
 #[cfg(test)]

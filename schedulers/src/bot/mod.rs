@@ -99,6 +99,13 @@ pub trait ChunkPolicy: Send {
     /// The chunk for this request. Called only while tasks remain.
     fn assign(&mut self, view: &MasterView<'_>, request: &Request) -> Assignment;
 
+    /// [`ChunkPolicy::assign`], or why the policy could not decide: the master asks this. A
+    /// built-in policy always decides (the default); one supplied at run time
+    /// ([`crate::external::CheckedChunk`]) may fail, which ends the run with the message.
+    fn try_assign(&mut self, view: &MasterView<'_>, request: &Request) -> Result<Assignment, String> {
+        Ok(self.assign(view, request))
+    }
+
     /// A per-worker hook turning measurements into proposals, if the policy uses one.
     fn worker_hook(&self) -> Option<Box<dyn WorkerHook>> {
         None
