@@ -583,7 +583,14 @@ def run_scenario(scen_path, extra_cfg, explain=False, skip_unroutable=False, mod
         Returns False after storing a fatal error in "fatal"."""
         for start, i, src, dst, size in comms:
             if src != dst:
-                links, lat = hosts[src].route_to(hosts[dst])
+                try:
+                    links, lat = hosts[src].route_to(hosts[dst])
+                except Exception:
+                    # SimGrid refuses the route (e.g. "Bad gateways" between zones without a
+                    # zoneRoute): it would abort the simulation as for no route at all.
+                    if not skip_unroutable:
+                        raise
+                    links, lat = [], 0.0
                 if not links and lat <= 0:
                     if not skip_unroutable:
                         fatal.append(("activity %d: no route from %s to %s; SimGrid 3.32 would abort the "

@@ -1100,6 +1100,13 @@ impl Engine {
             self.params.bound(figures.latency, figures.min_bandwidth),
         );
         let cached = &self.routes[route as usize];
+        if cached.uses.len() == 0 {
+            // A route of no link (between Vivaldi members that are not peers) constrains nothing:
+            // SimGrid 3.32 ends such a comm when its latency has elapsed, whatever its size.
+            self.activities[slot as usize].remaining = 0.0;
+            self.begin_running(slot);
+            return;
+        }
         let uses = self.route_lists.uses(cached.variable_uses.unwrap_or(cached.uses));
         self.omitted_uses += (cached.uses.len() - uses.len()) as u64;
         let var = self.lmm.add_variable_keyed(penalty, bound, uses, cached.key);
