@@ -1,10 +1,12 @@
 //! SimGrid XML platforms (DTD v4.1, as SimGrid 3.32 reads them) -> [`Platform`].
 //!
 //! Supported: `platform` (version 4 or 4.1), `config`/`prop`, `zone` with routing `Full`,
-//! `Floyd`, `Dijkstra`, `DijkstraCache` or `Cluster`, `host` (+ `prop`, `disk`), `router`,
-//! `link`, `route`, `zoneRoute`, `link_ctn`, `cluster` (FLAT, TORUS, FAT_TREE and DRAGONFLY
-//! topologies, the last three built by [`crate::topology`]), `host_link` and
-//! `backbone` (in `routing="Cluster"` zones), `trace` and `trace_connect`. What each becomes is
+//! `Floyd`, `Dijkstra`, `DijkstraCache`, `Cluster`, `None` or `Vivaldi`, `host` (+ `prop`,
+//! `disk`), `router`, `link`, `route`, `zoneRoute`, `bypassRoute`, `bypassZoneRoute` (and its v4
+//! spelling `bypassASroute`), `link_ctn`, `cluster` (FLAT, TORUS, FAT_TREE and DRAGONFLY
+//! topologies, the last three built by [`crate::topology`]), `host_link`, `backbone` and
+//! `cabinet` (in `routing="Cluster"` zones), `peer` (in `routing="Vivaldi"` zones), `trace` and
+//! `trace_connect`. What each becomes is
 //! documented on the functions below and in `docs/platforms.md`; so is the short list of
 //! elements and attributes that SimGrid accepts and this importer ignores. Everything else is an
 //! error that names the file, the line, the element and the attribute.
@@ -58,7 +60,25 @@ pub fn parse_simgrid_xml(text: &str, file: &str, files: &mut dyn FileResolver) -
     }
     ctx.platform(root)?;
     ctx.apply_connects()?;
-    Ok(ctx.b.finish())
+    let platform = ctx.b.finish();
+    // Settings that only make sense together (smpi/* with network/model SMPI), as the engine
+    // will read them.
+    if let Err(e) = sim_core::NetworkParams::from_config(&platform.config) {
+        return Err(PlatformError::file(file, ErrorKind::Setting(e.to_string())));
+    }
+    if platform.config.get("cpu/optim").map(String::as_str) == Some("TI") {
+        if let Some(h) = platform.hosts.iter().find(|h| h.cores > 1) {
+            return Err(PlatformError::file(
+                file,
+                ErrorKind::Setting(format!(
+                    "setting 'cpu/optim': value 'TI': host '{}' has {} cores, and SimGrid 3.32's TI CPU \
+                     model only takes one-core hosts (remove the setting: the default gives the same dates)",
+                    h.name, h.cores
+                )),
+            ));
+        }
+    }
+    Ok(platform)
 }
 
 struct Connect {
@@ -428,7 +448,19 @@ impl<'a, 'input> Ctx<'a, 'input> {
             "Cluster" => ZoneRouting::Star,
             "None" => ZoneRouting::Empty,
             "Vivaldi" => ZoneRouting::Vivaldi,
-            "ClusterTorus" | "ClusterFatTree" | "ClusterDragonfly" | "Wifi" | "Star" => {
+            "Wifi" | "WIFI" => {
+                return Err(self.err_at(
+                    node,
+                    Some("routing"),
+                    ErrorKind::Unsupported(format!(
+                        "routing=\"{routing}\": Wi-Fi zones are out of scope: an 802.11 access point's \
+                         capacity depends on the rates of all its stations at once (SimGrid's WIFI links, \
+                         ns-3's packet-level 802.11), which gridsim's max-min sharing of wired links does \
+                         not reproduce"
+                    )),
+                ))
+            }
+            "ClusterTorus" | "ClusterFatTree" | "ClusterDragonfly" | "Star" => {
                 return Err(self.err_at(
                     node,
                     Some("routing"),
@@ -499,7 +531,8 @@ impl<'a, 'input> Ctx<'a, 'input> {
     /// separated by commas; the one selected by `pstate` (default 0) is the host's speed and must
     /// be positive, the others may be 0 (as in SimGrid 3.32's `energy_boot.xml`). Props
     /// `memory` and `io_buffer` (SimGrid sizes, e.g. `4GiB`) also fill `memory_bytes` and
-    /// `io_buffer_bytes`. `coordinates` (Vivaldi) is ignored.
+    /// `io_buffer_bytes`. `coordinates` is read by an enclosing Vivaldi zone
+    /// (`Ctx::coordinates`), ignored elsewhere.
     fn host(&mut self, node: Node, zone: ZoneId) -> Res<()> {
         self.check_attrs(
             node,
