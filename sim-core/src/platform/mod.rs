@@ -9,9 +9,9 @@
 //! [`Link`] here is one capacity constraint of the max-min system.
 //!
 //! Routes come from a tree of zones as in SimGrid (Full, Floyd, Dijkstra, cluster/star, None and
-//! Vivaldi routing, zone routes through gateways, bypass routes): see [`Routing`] and the `routing` module docs. Hosts
-//! added with [`Platform::add_host`] live in the root zone; [`Platform::add_host_in`] places a
-//! host in another zone.
+//! Vivaldi routing, zone routes through gateways, bypass routes): see [`Routing`] and the
+//! `routing` module docs. Hosts added with [`Platform::add_host`] live in the root zone;
+//! [`Platform::add_host_in`] places a host in another zone.
 
 mod dijkstra;
 mod routing;

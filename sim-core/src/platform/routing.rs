@@ -5,7 +5,7 @@
 //! The platform is a tree of zones rooted at [`Routing::root`]. Every host, router and child zone
 //! is a *net point* ([`NetPoint`]) directly inside exactly one zone; inside a zone, net points are
 //! numbered in declaration order (that order breaks ties in shortest-path routing, as in SimGrid).
-//! A zone routes between its own net points in one of four ways ([`ZoneRouting`]):
+//! A zone routes between its own net points in one of six ways ([`ZoneRouting`]):
 //!
 //! - **Full**: an explicit table of declared routes. A missing entry means no route.
 //! - **Floyd**: declared routes are the edges of a directed graph whose edge cost is the number of
@@ -31,6 +31,26 @@
 //!   itself (no loopback) through `l_UP, backbone, l_DOWN`, but with a SHARED private link through
 //!   `l, backbone` only. Routes are computed per query from O(hosts) data: a 1000-host cluster
 //!   stores 1000 entries, not 10^6 routes.
+//!
+//! - **Empty** (SimGrid's `routing="None"`, `EmptyZone`): no route at all between its own net
+//!   points, not even from a host to itself (SimGrid 3.32 aborts on one); its hosts are reached
+//!   only as the gateways of zone routes declared in its parent.
+//! - **Vivaldi** (`VivaldiZone`): a star without backbone or loopback whose members have
+//!   coordinates `(x, y, z)` in milliseconds; a member's links are its `<peer>` links (a plain
+//!   host has none). A route's latency gets the members' distance added,
+//!   `(sqrt((x_s - x_d)² + (y_s - y_d)²) + |z_s| + |z_d|) / 1000` seconds
+//!   ([`vivaldi_latency`]): the route carries it as [`Route::zone_latency`], since no link
+//!   holds it. A route between two child zones needs the zones' coordinates, which SimGrid's XML
+//!   cannot give (3.32 aborts): there is none.
+//!
+//! **Bypass routes** ([`Routing::add_bypass_route`]) come first, as in SimGrid's
+//! `NetZoneImpl::get_bypass_route`: each (sub)route from `s` to `d` first looks in the bypass
+//! routes of their deepest common zone `C`. Between two net points directly in `C`, only the
+//! pair's own bypass counts. Otherwise, with `S_0 .. S_k` the zones from `s`'s own zone up to
+//! the child of `C` holding it (and `D_0 .. D_m` for `d`), the pairs `(S_i, D_j)` are tried for
+//! growing `n = max(i, j)`: `(S_i, D_n)` then `(S_n, D_i)` for each `i < n`, then `(S_n, D_n)`;
+//! the first found gives `route(s, gw_src) ++ links ++ route(gw_dst, d)`. Platforms without
+//! bypass routes skip the search.
 //!
 //! Between zones, routes are hierarchical as in SimGrid: for hosts `s` and `d` in different zones,
 //! find the deepest common ancestor zone `C` and its two children `S` (containing `s`) and `D`
