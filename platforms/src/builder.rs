@@ -100,6 +100,17 @@ fn routing_message(err: RoutingError, names: &dyn Fn(NetPoint) -> String) -> Err
             names(src),
             names(dst)
         ),
+        RoutingError::DuplicateBypass { src, dst } => format!(
+            "the bypass route from '{}' to '{}' already exists",
+            names(src),
+            names(dst)
+        ),
+        RoutingError::BypassEnd { point, zone } => format!(
+            "'{}' cannot end a bypass route declared in zone '{}': the ends must be two zones inside \
+             it on different branches (bypassZoneRoute)",
+            names(point),
+            names(NetPoint::Zone(zone))
+        ),
         RoutingError::GatewayOutside { gateway, zone } => {
             format!(
                 "gateway '{}' is not inside zone '{}'",
@@ -339,6 +350,21 @@ impl Builder {
                 })?;
         }
         Ok(())
+    }
+
+    /// Declares a bypass route (one direction; see [`sim_core::platform::Routing::add_bypass_route`]).
+    pub fn add_bypass_route(
+        &mut self,
+        zone: ZoneId,
+        src: NetPoint,
+        dst: NetPoint,
+        links: Vec<LinkId>,
+        gateways: Option<(NetPoint, NetPoint)>,
+    ) -> Result<(), ErrorKind> {
+        self.platform
+            .routing
+            .add_bypass_route(zone, src, dst, links, gateways)
+            .map_err(|e| self.routing_error(e))
     }
 
     /// Sets the private links of a member of a Star zone (`host_link`).

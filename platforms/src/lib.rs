@@ -37,9 +37,10 @@ pub use profile_text::{parse_profile, parse_profile_with_periodicity, ProfilePar
 pub use toml_format::parse_gridsim_toml;
 pub use xml::parse_simgrid_xml;
 
-/// Checks one platform setting as the engine will when it starts: a `network/*` key must be a
-/// setting gridsim knows and its value must suit it, `sharing` must be `fast` or `exact`; other
-/// keys are left to other models. The message names the setting: `network setting
+/// Checks one platform setting as the engine will when it starts: a `network/*` or `smpi/*` key
+/// must be a setting gridsim knows and its value must suit it, `sharing` must be `fast` or
+/// `exact`, `cpu/optim` and `host/model` must name what gridsim's models are equivalent to;
+/// other keys are left to other models. The message names the setting: `network setting
 /// 'network/model': bad value 'SMPI': ...`.
 pub fn check_setting(key: &str, value: &str) -> Result<(), String> {
     if key == "sharing" {
@@ -47,10 +48,44 @@ pub fn check_setting(key: &str, value: &str) -> Result<(), String> {
             .map(|_| ())
             .map_err(|e| e.to_string());
     }
-    if !key.starts_with("network/") {
-        return Ok(());
+    match key {
+        // SimGrid's CPU update scheme: TI (trace integration) gives the same dates as the
+        // default lazy update on one-core hosts, the only ones SimGrid 3.32 accepts under it
+        // (checked on the platform as a whole: see `check_settings`).
+        "cpu/optim" => {
+            return match value {
+                "Lazy" | "Full" | "TI" => Ok(()),
+                _ => Err(format!(
+                    "setting 'cpu/optim': bad value '{value}': expected Lazy, Full or TI (all give the same \
+                     dates)"
+                )),
+            }
+        }
+        // The compound host model is the CPU model with the network model, which is what
+        // gridsim runs; the parallel-task model L07 couples them differently.
+        "host/model" => {
+            return match value {
+                "default" | "compound" => Ok(()),
+                _ => Err(format!(
+                    "setting 'host/model': bad value '{value}': expected default or compound (SimGrid's \
+                     ptask_L07 parallel-task model is not implemented)"
+                )),
+            }
+        }
+        _ => {}
     }
-    let one = std::collections::BTreeMap::from([(key.to_string(), value.to_string())]);
+    let one = if key.starts_with("smpi/") {
+        // Checked as the SMPI model would read it; that the platform selects SMPI is checked
+        // when the engine reads the whole configuration.
+        std::collections::BTreeMap::from([
+            ("network/model".to_string(), "SMPI".to_string()),
+            (key.to_string(), value.to_string()),
+        ])
+    } else if key.starts_with("network/") {
+        std::collections::BTreeMap::from([(key.to_string(), value.to_string())])
+    } else {
+        return Ok(());
+    };
     sim_core::NetworkParams::from_config(&one)
         .map(|_| ())
         .map_err(|e| e.to_string())

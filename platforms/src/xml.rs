@@ -1,10 +1,12 @@
 //! SimGrid XML platforms (DTD v4.1, as SimGrid 3.32 reads them) -> [`Platform`].
 //!
 //! Supported: `platform` (version 4 or 4.1), `config`/`prop`, `zone` with routing `Full`,
-//! `Floyd`, `Dijkstra`, `DijkstraCache` or `Cluster`, `host` (+ `prop`, `disk`), `router`,
-//! `link`, `route`, `zoneRoute`, `link_ctn`, `cluster` (FLAT, TORUS, FAT_TREE and DRAGONFLY
-//! topologies, the last three built by [`crate::topology`]), `host_link` and
-//! `backbone` (in `routing="Cluster"` zones), `trace` and `trace_connect`. What each becomes is
+//! `Floyd`, `Dijkstra`, `DijkstraCache`, `Cluster`, `None` or `Vivaldi`, `host` (+ `prop`,
+//! `disk`), `router`, `link`, `route`, `zoneRoute`, `bypassRoute`, `bypassZoneRoute` (and its v4
+//! spelling `bypassASroute`), `link_ctn`, `cluster` (FLAT, TORUS, FAT_TREE and DRAGONFLY
+//! topologies, the last three built by [`crate::topology`]), `host_link`, `backbone` and
+//! `cabinet` (in `routing="Cluster"` zones), `peer` (in `routing="Vivaldi"` zones), `trace` and
+//! `trace_connect`. What each becomes is
 //! documented on the functions below and in `docs/platforms.md`; so is the short list of
 //! elements and attributes that SimGrid accepts and this importer ignores. Everything else is an
 //! error that names the file, the line, the element and the attribute.
@@ -58,7 +60,25 @@ pub fn parse_simgrid_xml(text: &str, file: &str, files: &mut dyn FileResolver) -
     }
     ctx.platform(root)?;
     ctx.apply_connects()?;
-    Ok(ctx.b.finish())
+    let platform = ctx.b.finish();
+    // Settings that only make sense together (smpi/* with network/model SMPI), as the engine
+    // will read them.
+    if let Err(e) = sim_core::NetworkParams::from_config(&platform.config) {
+        return Err(PlatformError::file(file, ErrorKind::Setting(e.to_string())));
+    }
+    if platform.config.get("cpu/optim").map(String::as_str) == Some("TI") {
+        if let Some(h) = platform.hosts.iter().find(|h| h.cores > 1) {
+            return Err(PlatformError::file(
+                file,
+                ErrorKind::Setting(format!(
+                    "setting 'cpu/optim': value 'TI': host '{}' has {} cores, and SimGrid 3.32's TI CPU \
+                     model only takes one-core hosts (remove the setting: the default gives the same dates)",
+                    h.name, h.cores
+                )),
+            ));
+        }
+    }
+    Ok(platform)
 }
 
 struct Connect {
@@ -91,7 +111,7 @@ fn tag<'n>(node: Node<'n, '_>) -> &'n str {
 fn describe(node: Node) -> String {
     let name = tag(node);
     match name {
-        "route" | "zoneRoute" => format!(
+        "route" | "zoneRoute" | "bypassRoute" | "bypassZoneRoute" | "bypassASroute" => format!(
             "{name} '{}' -> '{}'",
             node.attribute("src").unwrap_or("?"),
             node.attribute("dst").unwrap_or("?")
@@ -278,6 +298,11 @@ impl<'a, 'input> Ctx<'a, 'input> {
             "link_ctn",
             "host_link",
             "backbone",
+            "cabinet",
+            "peer",
+            "bypassRoute",
+            "bypassZoneRoute",
+            "bypassASroute",
             "trace",
             "trace_connect",
             "actor",
@@ -290,10 +315,7 @@ impl<'a, 'input> Ctx<'a, 'input> {
                 child: name.into(),
                 parent: tag(parent).into(),
             }
-        } else if matches!(
-            name,
-            "include" | "bypassRoute" | "bypassZoneRoute" | "bypassASroute" | "random" | "cabinet" | "peer"
-        ) {
+        } else if matches!(name, "include" | "random") {
             ErrorKind::Unsupported(format!("<{name}>"))
         } else if matches!(name, "AS" | "ASroute") {
             ErrorKind::Unsupported(format!(
@@ -424,7 +446,21 @@ impl<'a, 'input> Ctx<'a, 'input> {
             "Floyd" => ZoneRouting::Floyd,
             "Dijkstra" | "DijkstraCache" => ZoneRouting::Dijkstra,
             "Cluster" => ZoneRouting::Star,
-            "None" | "Vivaldi" | "ClusterTorus" | "ClusterFatTree" | "ClusterDragonfly" | "Wifi" | "Star" => {
+            "None" => ZoneRouting::Empty,
+            "Vivaldi" => ZoneRouting::Vivaldi,
+            "Wifi" | "WIFI" => {
+                return Err(self.err_at(
+                    node,
+                    Some("routing"),
+                    ErrorKind::Unsupported(format!(
+                        "routing=\"{routing}\": Wi-Fi zones are out of scope: an 802.11 access point's \
+                         capacity depends on the rates of all its stations at once (SimGrid's WIFI links, \
+                         ns-3's packet-level 802.11), which gridsim's max-min sharing of wired links does \
+                         not reproduce"
+                    )),
+                ))
+            }
+            "ClusterTorus" | "ClusterFatTree" | "ClusterDragonfly" | "Star" => {
                 return Err(self.err_at(
                     node,
                     Some("routing"),
@@ -437,7 +473,7 @@ impl<'a, 'input> Ctx<'a, 'input> {
                     Some("routing"),
                     ErrorKind::BadValue {
                         value: routing.into(),
-                        reason: "expected Full, Floyd, Dijkstra, DijkstraCache or Cluster".into(),
+                        reason: "expected Full, Floyd, Dijkstra, DijkstraCache, Cluster, None or Vivaldi".into(),
                     },
                 ))
             }
@@ -455,15 +491,27 @@ impl<'a, 'input> Ctx<'a, 'input> {
         }
         .map_err(|e| self.err_at(node, Some("id"), e))?;
         let star = kind == ZoneRouting::Star;
+        let vivaldi = kind == ZoneRouting::Vivaldi;
+        // Zones that route over declared routes; the others compute theirs (or have none).
+        let routed = matches!(kind, ZoneRouting::Full | ZoneRouting::Floyd | ZoneRouting::Dijkstra);
         for child in self.elements(node)? {
             match tag(child) {
-                "host" => self.host(child, zone)?,
+                "host" => {
+                    self.host(child, zone)?;
+                    if vivaldi {
+                        self.coordinates(child, zone)?;
+                    }
+                }
                 "router" => self.router(child, zone)?,
+                "peer" if vivaldi => self.peer(child, zone)?,
                 "link" => self.link(child)?,
-                "route" if !star => self.route(child, zone)?,
-                "zoneRoute" if !star => self.zone_route(child, zone)?,
+                "route" if routed => self.route(child, zone)?,
+                "zoneRoute" if routed => self.zone_route(child, zone)?,
+                "bypassRoute" => self.bypass_route(child, zone)?,
+                "bypassZoneRoute" | "bypassASroute" => self.bypass_zone_route(child, zone)?,
                 "zone" if !star => self.zone(child, Some(zone), depth + 1)?,
                 "cluster" if !star => self.cluster(child, Some(zone))?,
+                "cabinet" if star => self.cabinet(child, zone)?,
                 "host_link" if star => self.host_link(child, zone)?,
                 "backbone" if star => self.backbone(child, zone)?,
                 // Zone properties: SimGrid stores them on the zone; gridsim has no use for them.
@@ -483,7 +531,8 @@ impl<'a, 'input> Ctx<'a, 'input> {
     /// separated by commas; the one selected by `pstate` (default 0) is the host's speed and must
     /// be positive, the others may be 0 (as in SimGrid 3.32's `energy_boot.xml`). Props
     /// `memory` and `io_buffer` (SimGrid sizes, e.g. `4GiB`) also fill `memory_bytes` and
-    /// `io_buffer_bytes`. `coordinates` (Vivaldi) is ignored.
+    /// `io_buffer_bytes`. `coordinates` is read by an enclosing Vivaldi zone
+    /// (`Ctx::coordinates`), ignored elsewhere.
     fn host(&mut self, node: Node, zone: ZoneId) -> Res<()> {
         self.check_attrs(
             node,
@@ -643,6 +692,8 @@ impl<'a, 'input> Ctx<'a, 'input> {
         Ok((node, id.to_string(), DiskModel::Shared { read_bw, write_bw }))
     }
 
+    /// `<router id [coordinates]>`; `coordinates` is read in a Vivaldi zone (where a router
+    /// needs them to be routed to), ignored elsewhere as SimGrid 3.32 does.
     fn router(&mut self, node: Node, zone: ZoneId) -> Res<()> {
         self.check_attrs(node, &["id", "coordinates"])?;
         self.no_children(node)?;
@@ -650,7 +701,225 @@ impl<'a, 'input> Ctx<'a, 'input> {
         self.b
             .add_router(zone, id)
             .map_err(|e| self.err_at(node, Some("id"), e))?;
+        if self.b.platform.routing.zone_routing(zone) == ZoneRouting::Vivaldi {
+            self.coordinates(node, zone)?;
+        }
         Ok(())
+    }
+
+    /// The `coordinates` of a host or router of the Vivaldi zone `zone` (SimGrid: three numbers
+    /// separated by spaces, milliseconds), required: SimGrid 3.32 aborts on any route to a
+    /// member without them.
+    fn coordinates(&mut self, node: Node, zone: ZoneId) -> Res<()> {
+        let id = self.req(node, "id")?;
+        let Some(text) = self.opt(node, "coordinates") else {
+            return Err(self.err_at(
+                node,
+                Some("coordinates"),
+                ErrorKind::BadValue {
+                    value: String::new(),
+                    reason: "a member of a Vivaldi zone needs coordinates (three numbers, e.g. \"25.5 9.4 1.4\")"
+                        .into(),
+                },
+            ));
+        };
+        let bad = |reason: &str| {
+            self.err_at(
+                node,
+                Some("coordinates"),
+                ErrorKind::BadValue {
+                    value: text.into(),
+                    reason: reason.into(),
+                },
+            )
+        };
+        let parts: Vec<&str> = text.split_whitespace().collect();
+        if parts.len() != 3 {
+            return Err(bad("expected three numbers separated by spaces"));
+        }
+        let mut coords = [0.0; 3];
+        for (c, part) in coords.iter_mut().zip(&parts) {
+            *c = part
+                .parse::<f64>()
+                .ok()
+                .filter(|x| x.is_finite())
+                .ok_or_else(|| bad("expected three finite numbers"))?;
+        }
+        let point = self.b.netpoint(id).ok_or_else(|| bad("unknown member"))?;
+        self.b
+            .platform
+            .routing
+            .set_coordinates(zone, point, coords)
+            .map_err(|e| self.err_at(node, Some("coordinates"), ErrorKind::Routing(e.to_string())))
+    }
+
+    /// `<peer id coordinates speed bw_in bw_out>` in a Vivaldi zone, as SimGrid 3.32 builds it:
+    /// a one-core host with its coordinates and two private SHARED links of zero latency,
+    /// `link_<id>_UP` (`bw_out`, leaving it) and `link_<id>_DOWN` (`bw_in`, entering it).
+    fn peer(&mut self, node: Node, zone: ZoneId) -> Res<()> {
+        self.check_attrs(node, &["id", "coordinates", "speed", "bw_in", "bw_out"])?;
+        self.no_children(node)?;
+        let id = self.req(node, "id")?;
+        let speed = self.quantity(node, "speed", self.req(node, "speed")?, Quantity::Speed)?;
+        let speed = self.positive(node, "speed", speed)?;
+        let bw = |name: &str| -> Res<f64> {
+            let v = self.quantity(node, name, self.req(node, name)?, Quantity::Bandwidth)?;
+            self.positive(node, name, v)
+        };
+        let (bw_in, bw_out) = (bw("bw_in")?, bw("bw_out")?);
+        let host = self
+            .b
+            .add_host(zone, Host::new(id, speed))
+            .map_err(|e| self.err_at(node, Some("id"), e))?;
+        self.coordinates(node, zone)?;
+        let mut link = |name: String, bandwidth: f64| {
+            self.b
+                .add_link(&name, bandwidth, 0.0, LinkPolicy::Shared, LinkProfiles::default())
+                .map(|(l, _)| l)
+                .map_err(|e| self.err_at(node, Some("id"), e))
+        };
+        let up = link(format!("link_{id}_UP"), bw_out)?;
+        let down = link(format!("link_{id}_DOWN"), bw_in)?;
+        self.b
+            .set_star_links(zone, NetPoint::Host(host), vec![up], vec![down], None)
+            .map_err(|e| self.err_at(node, Some("id"), e))
+    }
+
+    /// `<cabinet id prefix suffix radical speed bw lat>` in a `routing="Cluster"` zone, as
+    /// SimGrid 3.32 expands it: for each radical a one-core host `<prefix><radical><suffix>`
+    /// and its private links `link_<host>_UP` and `link_<host>_DOWN` (`bw`, `lat`), which the
+    /// zone's routes take to and from it (with the zone's backbone in between).
+    fn cabinet(&mut self, node: Node, zone: ZoneId) -> Res<()> {
+        self.check_attrs(node, &["id", "prefix", "suffix", "radical", "speed", "bw", "lat"])?;
+        self.no_children(node)?;
+        self.req(node, "id")?;
+        let prefix = self.req(node, "prefix")?;
+        let suffix = self.req(node, "suffix")?;
+        let radical = self.req(node, "radical")?;
+        let radicals = parse_radicals(radical).map_err(|reason| {
+            self.err_at(
+                node,
+                Some("radical"),
+                ErrorKind::BadValue {
+                    value: radical.into(),
+                    reason,
+                },
+            )
+        })?;
+        let speed = self.quantity(node, "speed", self.req(node, "speed")?, Quantity::Speed)?;
+        let speed = self.positive(node, "speed", speed)?;
+        let bw = self.quantity(node, "bw", self.req(node, "bw")?, Quantity::Bandwidth)?;
+        let bw = self.positive(node, "bw", bw)?;
+        let lat = self.quantity(node, "lat", self.req(node, "lat")?, Quantity::Time)?;
+        let lat = self.non_negative(node, "lat", lat)?;
+        for r in radicals {
+            let name = format!("{prefix}{r}{suffix}");
+            let host = self
+                .b
+                .add_host(zone, Host::new(name.as_str(), speed))
+                .map_err(|e| self.err_at(node, Some("radical"), e))?;
+            let (up, down) = self
+                .b
+                .add_link(
+                    &format!("link_{name}"),
+                    bw,
+                    lat,
+                    LinkPolicy::SplitDuplex,
+                    LinkProfiles::default(),
+                )
+                .map_err(|e| self.err_at(node, Some("radical"), e))?;
+            self.b
+                .set_star_links(zone, NetPoint::Host(host), vec![up], vec![down], None)
+                .map_err(|e| self.err_at(node, Some("radical"), e))?;
+        }
+        Ok(())
+    }
+
+    /// `<bypassRoute src dst>` of `<link_ctn>`: between two hosts or routers directly inside
+    /// `zone`, replaces their computed route (one direction; SimGrid's bypass routes are never
+    /// symmetrical).
+    fn bypass_route(&mut self, node: Node, zone: ZoneId) -> Res<()> {
+        self.check_attrs(node, &["src", "dst"])?;
+        let src = self.point_in(node, "src", zone)?;
+        let dst = self.point_in(node, "dst", zone)?;
+        let links = self.link_list(node)?;
+        if links.is_empty() {
+            return Err(self.err_at(
+                node,
+                None,
+                ErrorKind::Routing(
+                    "a bypass route needs at least one <link_ctn> (SimGrid 3.32 refuses an empty one)".into(),
+                ),
+            ));
+        }
+        self.b
+            .add_bypass_route(zone, src, dst, links, None)
+            .map_err(|e| self.err_at(node, None, e))
+    }
+
+    /// `<bypassZoneRoute src dst gw_src gw_dst>` (v4 spelling `<bypassASroute>`) of
+    /// `<link_ctn>`: between two zones inside `zone` (at any depth), replaces the routes from
+    /// the one to the other through `gw_src` and `gw_dst` (one direction).
+    fn bypass_zone_route(&mut self, node: Node, zone: ZoneId) -> Res<()> {
+        self.check_attrs(node, &["src", "dst", "gw_src", "gw_dst"])?;
+        let inner_zone = |name: &str| -> Res<ZoneId> {
+            let value = self.req(node, name)?;
+            match self.b.netpoint(value) {
+                Some(NetPoint::Zone(z)) if z != zone && self.b.platform.routing.is_inside(NetPoint::Zone(z), zone) => {
+                    Ok(z)
+                }
+                Some(NetPoint::Zone(_)) => Err(self.err_at(
+                    node,
+                    Some(name),
+                    ErrorKind::Routing(format!(
+                        "zone '{value}' is not inside zone '{}'",
+                        self.b.platform.routing.zone_name(zone)
+                    )),
+                )),
+                _ => Err(self.err_at(
+                    node,
+                    Some(name),
+                    ErrorKind::Unknown {
+                        kind: "zone",
+                        name: value.into(),
+                    },
+                )),
+            }
+        };
+        let (src, dst) = (inner_zone("src")?, inner_zone("dst")?);
+        let gateway = |name: &str, z: ZoneId| -> Res<NetPoint> {
+            let value = self.req(node, name)?;
+            let point = self
+                .b
+                .netpoint(value)
+                .filter(|p| !matches!(p, NetPoint::Zone(_)))
+                .ok_or_else(|| {
+                    self.err_at(
+                        node,
+                        Some(name),
+                        ErrorKind::Unknown {
+                            kind: "host or router",
+                            name: value.into(),
+                        },
+                    )
+                })?;
+            if !self.b.platform.routing.is_inside(point, z) {
+                return Err(self.err_at(
+                    node,
+                    Some(name),
+                    ErrorKind::Routing(format!(
+                        "gateway '{value}' is not inside zone '{}'",
+                        self.b.platform.routing.zone_name(z)
+                    )),
+                ));
+            }
+            Ok(point)
+        };
+        let gateways = (gateway("gw_src", src)?, gateway("gw_dst", dst)?);
+        let links = self.link_list(node)?;
+        self.b
+            .add_bypass_route(zone, NetPoint::Zone(src), NetPoint::Zone(dst), links, Some(gateways))
+            .map_err(|e| self.err_at(node, None, e))
     }
 
     fn policy(&self, node: Node, name: &str, allowed: &[&str]) -> Res<Option<LinkPolicy>> {

@@ -92,8 +92,12 @@ fn unknown_attributes_and_elements() {
         "p.xml:4: host 'a': <link> is not allowed inside <host>"
     );
     assert_eq!(
-        message("<bypassRoute src=\"a\" dst=\"b\"/>"),
-        "p.xml:4: zone 'z': not supported: <bypassRoute>"
+        message("<include file=\"x.xml\"/>"),
+        "p.xml:4: zone 'z': not supported: <include>"
+    );
+    assert_eq!(
+        message("<cabinet id=\"c\" prefix=\"h\" suffix=\"\" radical=\"1\" speed=\"1Gf\" bw=\"1Bps\" lat=\"0\"/>"),
+        "p.xml:4: zone 'z': <cabinet> is not allowed inside <zone>"
     );
     assert_eq!(
         message("<AS id=\"x\" routing=\"Full\"/>").split(" (").next().unwrap(),
@@ -250,8 +254,29 @@ fn profile_files() {
 #[test]
 fn routing_errors() {
     assert_eq!(
-        message("<zone id=\"y\" routing=\"Vivaldi\"/>"),
-        "p.xml:4: zone 'y': attribute 'routing': not supported: routing=\"Vivaldi\""
+        message("<zone id=\"y\" routing=\"Vivaldi\"><host id=\"v\" speed=\"1f\"/></zone>"),
+        "p.xml:4: host 'v': attribute 'coordinates': bad value \"\": a member of a Vivaldi zone needs \
+         coordinates (three numbers, e.g. \"25.5 9.4 1.4\")"
+    );
+    assert_eq!(
+        message("<zone id=\"y\" routing=\"Vivaldi\"><host id=\"v\" speed=\"1f\" coordinates=\"1 2\"/></zone>"),
+        "p.xml:4: host 'v': attribute 'coordinates': bad value \"1 2\": expected three numbers separated by spaces"
+    );
+    assert_eq!(
+        message("<zone id=\"y\" routing=\"None\"><route src=\"a\" dst=\"b\"/></zone>"),
+        "p.xml:4: zone 'y': <route> is not allowed inside <zone>"
+    );
+    assert_eq!(
+        message(&format!("{HOSTS}\n<bypassRoute src=\"a\" dst=\"b\"/>")),
+        "p.xml:8: bypassRoute 'a' -> 'b': a bypass route needs at least one <link_ctn> (SimGrid 3.32 \
+         refuses an empty one)"
+    );
+    assert_eq!(
+        message(&format!(
+            "{HOSTS}\n<bypassRoute src=\"a\" dst=\"b\"><link_ctn id=\"l\"/></bypassRoute>\n\
+             <bypassRoute src=\"a\" dst=\"b\"><link_ctn id=\"l\"/></bypassRoute>"
+        )),
+        "p.xml:9: bypassRoute 'a' -> 'b': the bypass route from 'a' to 'b' already exists"
     );
     assert_eq!(
         message("<zone id=\"y\" routing=\"ClusterTorus\"/>"),

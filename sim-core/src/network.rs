@@ -20,6 +20,15 @@
 //!
 //! The "raw" variant is the textbook model: no latency or bandwidth factor, no TCP window bound,
 //! no cross traffic and equal penalties (plain max-min), so a flow alone takes `L + S / min_l B_l`.
+//!
+//! SimGrid 3.32's SMPI model (`network/model:SMPI`; Clauss et al., "Single node on-line
+//! simulation of MPI applications with SMPI", IPDPS 2011) is LV08 with `weight_s` = 8775 and
+//! factors that depend on the message size `S` ([`SizeFactors`]): the latency factor from
+//! `smpi/lat-factor`, the bandwidth factor from `smpi/bw-factor`, each a list
+//! `size:value;size:value;...` whose value for `S` is the one of the largest listed size below
+//! `S` (1 when `S` is at most the smallest). The bandwidth factor scales the rate of the comm,
+//! not the links' capacity, as in LV08. Checked against SimGrid 3.32 on `config.xml` (the
+//! SimGrid agreement scenarios `random_config_*`), including sizes equal to listed ones.
 
 use std::collections::BTreeMap;
 
@@ -43,7 +52,68 @@ pub struct NetworkParams {
     pub loopback_bandwidth: f64,
     /// Loopback latency, seconds (SimGrid `network/loopback-lat`).
     pub loopback_latency: f64,
+    /// Latency factor by message size; replaces `latency_factor` when set (SMPI model,
+    /// `smpi/lat-factor`).
+    pub latency_factors: Option<SizeFactors>,
+    /// Bandwidth factor by message size; replaces `bandwidth_factor` when set (SMPI model,
+    /// `smpi/bw-factor`).
+    pub bandwidth_factors: Option<SizeFactors>,
 }
+
+/// Factors that depend on a message's size, as SimGrid's SMPI model reads them from a list
+/// `size:value;...`: sorted by size, the factor of a message of `S` bytes is the value of the
+/// largest size strictly below `S`, and 1 when there is none (so a 0-byte message gets 1).
+#[derive(Clone, Debug, PartialEq)]
+pub struct SizeFactors {
+    /// (size in bytes, factor), by increasing size.
+    steps: Vec<(f64, f64)>,
+}
+
+impl SizeFactors {
+    /// Parses `size:value;size:value;...` (sizes whole numbers of bytes, values non-negative).
+    pub fn parse(text: &str) -> Result<SizeFactors, String> {
+        let mut steps = Vec::new();
+        for part in text.split(';').map(str::trim).filter(|p| !p.is_empty()) {
+            let (size, value) = part
+                .split_once(':')
+                .ok_or_else(|| format!("'{part}' is not size:value"))?;
+            let size: u64 = size
+                .trim()
+                .parse()
+                .map_err(|_| format!("size '{}' is not a whole number of bytes", size.trim()))?;
+            let value: f64 = value
+                .trim()
+                .parse()
+                .ok()
+                .filter(|v: &f64| v.is_finite() && *v >= 0.0)
+                .ok_or_else(|| format!("factor '{}' is not a non-negative number", value.trim()))?;
+            steps.push((size as f64, value));
+        }
+        if steps.is_empty() {
+            return Err("expected size:value pairs separated by ';'".into());
+        }
+        steps.sort_by(|a, b| a.0.total_cmp(&b.0));
+        Ok(SizeFactors { steps })
+    }
+
+    /// The factor of a message of `size` bytes.
+    pub fn factor(&self, size: f64) -> f64 {
+        let mut current = 1.0;
+        for &(threshold, value) in &self.steps {
+            if size <= threshold {
+                return current;
+            }
+            current = value;
+        }
+        current
+    }
+}
+
+/// SimGrid 3.32's defaults of `smpi/lat-factor` and `smpi/bw-factor`.
+const SMPI_LATENCY_FACTORS: &str =
+    "65472:11.6436;15424:3.48845;9376:2.59299;5776:2.18796;3484:1.88101;1426:1.61075;732:1.9503;257:1.95341;0:2.01467";
+const SMPI_BANDWIDTH_FACTORS: &str = "65472:0.940694;15424:0.697866;9376:0.58729;5776:1.08739;3484:0.77493;\
+                                      1426:0.608902;732:0.341987;257:0.338112;0:0.812084";
 
 /// A bad network setting in a platform's configuration.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
@@ -90,6 +160,39 @@ impl NetworkParams {
             rtt_penalty: true,
             loopback_bandwidth: 10e9,
             loopback_latency: 0.0,
+            latency_factors: None,
+            bandwidth_factors: None,
+        }
+    }
+
+    /// SimGrid 3.32's SMPI model: LV08 with `weight_s` 8775 and its default size-dependent
+    /// factors (see the module docs).
+    pub fn smpi() -> NetworkParams {
+        NetworkParams {
+            latency_factor: 1.0,
+            bandwidth_factor: 1.0,
+            weight_s: 8775.0,
+            latency_factors: Some(SizeFactors::parse(SMPI_LATENCY_FACTORS).expect("valid default")),
+            bandwidth_factors: Some(SizeFactors::parse(SMPI_BANDWIDTH_FACTORS).expect("valid default")),
+            ..NetworkParams::lv08()
+        }
+    }
+
+    /// The factor a comm of `bytes` multiplies its route latency by.
+    pub fn latency_factor_for(&self, bytes: f64) -> f64 {
+        match &self.latency_factors {
+            Some(f) => f.factor(bytes),
+            None => self.latency_factor,
+        }
+    }
+
+    /// The work a comm of `bytes` does at its rate of max-min value times `bandwidth_factor`:
+    /// `bytes`, or with size-dependent factors `bytes` over its factor (so that it progresses at
+    /// its own factor times its max-min value).
+    pub fn comm_work(&self, bytes: f64) -> f64 {
+        match &self.bandwidth_factors {
+            Some(f) => bytes / f.factor(bytes),
+            None => bytes,
         }
     }
 
@@ -117,21 +220,64 @@ impl NetworkParams {
         }
     }
 
-    /// Parameters from a platform's `network/*` settings; other keys are ignored (they belong
-    /// to other models). Starts from `network/model` (LV08, CM02 or raw; default LV08).
+    /// Parameters from a platform's `network/*` and `smpi/*` settings; other keys are ignored
+    /// (they belong to other models). Starts from `network/model` (LV08, CM02, SMPI or raw;
+    /// default LV08).
     pub fn from_config(config: &BTreeMap<String, String>) -> Result<NetworkParams, ConfigError> {
-        let mut params = match config.get("network/model").map(String::as_str) {
+        let model = config.get("network/model").map(String::as_str);
+        let mut params = match model {
             None | Some("LV08") => NetworkParams::lv08(),
             Some("CM02") => NetworkParams::cm02(),
+            Some("SMPI") => NetworkParams::smpi(),
             Some("raw") => NetworkParams::raw(),
             Some(other) => {
+                let why = match other {
+                    "Constant" => "expected LV08, CM02, SMPI or raw (the Constant model, where every \
+                                   comm takes the same time, is not implemented)"
+                        .to_string(),
+                    "NS3" | "ns-3" => "expected LV08, CM02, SMPI or raw: ns-3 is a packet-level simulator, \
+                                       out of the scope of gridsim's flow-level max-min model, which does \
+                                       not reproduce its timings"
+                        .to_string(),
+                    "IB" => "expected LV08, CM02, SMPI or raw (SimGrid's InfiniBand model is not \
+                             implemented)"
+                        .to_string(),
+                    _ => "expected LV08, CM02, SMPI or raw".to_string(),
+                };
                 return Err(ConfigError::BadValue {
                     key: "network/model".into(),
                     value: other.into(),
-                    why: "expected LV08, CM02 or raw".into(),
-                })
+                    why,
+                });
             }
         };
+        let smpi = model == Some("SMPI");
+        for (key, value) in config.range("smpi/".to_string()..) {
+            if !key.starts_with("smpi/") {
+                break;
+            }
+            let bad = |why: String| ConfigError::BadValue {
+                key: key.clone(),
+                value: value.clone(),
+                why,
+            };
+            let target = match key.as_str() {
+                "smpi/lat-factor" => &mut params.latency_factors,
+                "smpi/bw-factor" => &mut params.bandwidth_factors,
+                _ => {
+                    return Err(ConfigError::UnknownKey {
+                        key: key.clone(),
+                        known: "smpi/lat-factor, smpi/bw-factor (with network/model SMPI)".into(),
+                    })
+                }
+            };
+            if !smpi {
+                return Err(bad(
+                    "only the SMPI network model reads it: set network/model to SMPI".into()
+                ));
+            }
+            *target = Some(SizeFactors::parse(value).map_err(bad)?);
+        }
         for (key, value) in config.range("network/".to_string()..) {
             if !key.starts_with("network/") {
                 break;
@@ -150,6 +296,15 @@ impl NetworkParams {
             };
             match key.as_str() {
                 "network/model" => {}
+                "network/latency-factor" | "network/bandwidth-factor" if smpi => {
+                    return Err(ConfigError::BadValue {
+                        key: key.clone(),
+                        value: value.clone(),
+                        why: "the SMPI network model takes its factors by message size from smpi/lat-factor \
+                              and smpi/bw-factor"
+                            .into(),
+                    })
+                }
                 "network/latency-factor" => params.latency_factor = number()?,
                 "network/bandwidth-factor" => params.bandwidth_factor = positive(key, value, number()?)?,
                 "network/weight-S" => params.weight_s = number()?,
@@ -244,6 +399,41 @@ mod tests {
             NetworkParams::from_config(&bad),
             Err(ConfigError::BadValue { .. })
         ));
+    }
+
+    /// The factor steps as SimGrid 3.32's SMPI model applies them: measured with SimGrid on
+    /// config.xml (three 50 µs links of 125 MBps, cross traffic 1.05 on each, smpi/bw-factor
+    /// "65472:0.940694;15424:0.697866;9376:0.58729", default smpi/lat-factor): a 15424-byte
+    /// comm took 0.00060955773905 s = 2.59299 · 150 µs + 15424 / (0.58729 · 125e6 / 1.05), so a
+    /// size equal to a listed one takes the factor of the size below it; a 0-byte comm took
+    /// 150 µs (factor 1) and a 100-byte comm 2.01467 · 150 µs + 100 / (125e6 / 1.05) (bandwidth
+    /// factor 1: below the smallest listed size).
+    #[test]
+    fn smpi_factors_step_at_listed_sizes() {
+        let mut config = BTreeMap::new();
+        config.insert("network/model".to_string(), "SMPI".to_string());
+        config.insert(
+            "smpi/bw-factor".to_string(),
+            "65472:0.940694;15424:0.697866;9376:0.58729".to_string(),
+        );
+        let p = NetworkParams::from_config(&config).unwrap();
+        assert_eq!(p.weight_s, 8775.0);
+        assert_eq!(p.latency_factor_for(0.0), 1.0);
+        assert_eq!(p.latency_factor_for(100.0), 2.01467);
+        assert_eq!(p.latency_factor_for(15424.0), 2.59299);
+        assert_eq!(p.latency_factor_for(15425.0), 3.48845);
+        assert_eq!(p.latency_factor_for(1e6), 11.6436);
+        assert_eq!(p.comm_work(100.0), 100.0);
+        assert_eq!(p.comm_work(15424.0), 15424.0 / 0.58729);
+        assert_eq!(p.comm_work(65473.0), 65473.0 / 0.940694);
+        config.insert("network/model".to_string(), "LV08".to_string());
+        assert!(matches!(
+            NetworkParams::from_config(&config),
+            Err(ConfigError::BadValue { .. })
+        ));
+        assert!(SizeFactors::parse("12:x").is_err());
+        assert!(SizeFactors::parse("1.5:2").is_err());
+        assert!(SizeFactors::parse("").is_err());
     }
 
     #[test]

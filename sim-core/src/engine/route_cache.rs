@@ -18,6 +18,8 @@ pub(super) struct CachedRoute {
     pub(super) links: Span,
     /// True for a host talking to itself without a declared route: use the loopback.
     pub(super) loopback: bool,
+    /// Latency the zones add beyond the links' own (Vivaldi distances), seconds.
+    pub(super) zone_latency: f64,
     /// (constraint, weight) of a comm's variable: 1 on every link of the route, `crosstraffic`
     /// on every link of the reverse route, merged once here rather than per comm.
     pub(super) uses: Span,
@@ -44,11 +46,12 @@ impl Engine {
         // Both directions are resolved into kept buffers, and what is cached is appended to
         // `route_lists`: caching a route allocates nothing of its own.
         let mut forward = std::mem::take(&mut self.forward_links);
-        if !self.platform.route_into(src, dst, &mut forward) {
+        let Some(zone_latency) = self.platform.resolve_into(src, dst, &mut forward) else {
             self.forward_links = forward;
             return Err(self.platform.no_route(src, dst));
-        }
-        let loopback = src == dst && forward.is_empty();
+        };
+        // A Vivaldi member reaches itself over its distance term, not the loopback.
+        let loopback = src == dst && forward.is_empty() && zone_latency == 0.0;
         // A missing reverse route only disables cross traffic for this pair. The reverse
         // route's links are only read: taken from its cache entry when it has one (a worker's
         // answer to its master), else resolved.
@@ -84,6 +87,7 @@ impl Engine {
         self.routes.push(CachedRoute {
             links: route_links,
             loopback,
+            zone_latency,
             uses,
             // Both set by `refresh_variable_uses` below.
             variable_uses: None,
@@ -177,7 +181,8 @@ impl Engine {
                 self.params.loopback_latency
             } else {
                 let links = self.route_lists.links(cached.links);
-                links.iter().map(|l| self.links[l.0 as usize].latency).sum()
+                let link_latency: f64 = links.iter().map(|l| self.links[l.0 as usize].latency).sum();
+                link_latency + cached.zone_latency
             };
             let (penalty, min_bandwidth) = self.route_penalty_and_bandwidth(route, latency);
             let cached = &mut self.routes[route as usize];

@@ -8,10 +8,10 @@
 //! `<id>_DOWN`, as SimGrid does internally; a route names the direction it uses. So every
 //! [`Link`] here is one capacity constraint of the max-min system.
 //!
-//! Routes come from a tree of zones as in SimGrid (Full, Floyd, Dijkstra and cluster/star
-//! routing, zone routes through gateways): see [`Routing`] and the `routing` module docs. Hosts
-//! added with [`Platform::add_host`] live in the root zone; [`Platform::add_host_in`] places a
-//! host in another zone.
+//! Routes come from a tree of zones as in SimGrid (Full, Floyd, Dijkstra, cluster/star, None and
+//! Vivaldi routing, zone routes through gateways, bypass routes): see [`Routing`] and the
+//! `routing` module docs. Hosts added with [`Platform::add_host`] live in the root zone;
+//! [`Platform::add_host_in`] places a host in another zone.
 
 mod dijkstra;
 mod routing;
@@ -22,7 +22,7 @@ use rustc_hash::FxHashMap;
 
 use crate::profile::Profile;
 
-pub use routing::{NetPoint, Route, RouteError, RouterId, Routing, RoutingError, ZoneId, ZoneRouting};
+pub use routing::{vivaldi_latency, NetPoint, Route, RouteError, RouterId, Routing, RoutingError, ZoneId, ZoneRouting};
 
 /// Index of a host in [`Platform::hosts`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -278,9 +278,15 @@ impl Platform {
         self.routing.route_into(src, dst, links)
     }
 
-    /// Sum of the latencies of a route's links, seconds, added in route order from 0.0 as
-    /// SimGrid does (so an empty route has latency +0.0).
+    /// [`Platform::route_into`], returning the route's zone latency ([`Route::zone_latency`]),
+    /// or `None` when there is no route.
+    pub fn resolve_into(&self, src: HostId, dst: HostId, links: &mut Vec<LinkId>) -> Option<f64> {
+        self.routing.resolve_into(src, dst, links)
+    }
+
+    /// A route's latency, seconds: its links' latencies, added in route order from 0.0 as
+    /// SimGrid does (so an empty route has latency +0.0), then its zone latency.
     pub fn route_latency(&self, route: &Route) -> f64 {
-        route.links.iter().fold(0.0, |acc, &l| acc + self.link(l).latency)
+        route.links.iter().fold(0.0, |acc, &l| acc + self.link(l).latency) + route.zone_latency
     }
 }

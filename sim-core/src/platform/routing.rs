@@ -5,7 +5,7 @@
 //! The platform is a tree of zones rooted at [`Routing::root`]. Every host, router and child zone
 //! is a *net point* ([`NetPoint`]) directly inside exactly one zone; inside a zone, net points are
 //! numbered in declaration order (that order breaks ties in shortest-path routing, as in SimGrid).
-//! A zone routes between its own net points in one of four ways ([`ZoneRouting`]):
+//! A zone routes between its own net points in one of six ways ([`ZoneRouting`]):
 //!
 //! - **Full**: an explicit table of declared routes. A missing entry means no route.
 //! - **Floyd**: declared routes are the edges of a directed graph whose edge cost is the number of
@@ -31,6 +31,26 @@
 //!   itself (no loopback) through `l_UP, backbone, l_DOWN`, but with a SHARED private link through
 //!   `l, backbone` only. Routes are computed per query from O(hosts) data: a 1000-host cluster
 //!   stores 1000 entries, not 10^6 routes.
+//!
+//! - **Empty** (SimGrid's `routing="None"`, `EmptyZone`): no route at all between its own net
+//!   points, not even from a host to itself (SimGrid 3.32 aborts on one); its hosts are reached
+//!   only as the gateways of zone routes declared in its parent.
+//! - **Vivaldi** (`VivaldiZone`): a star without backbone or loopback whose members have
+//!   coordinates `(x, y, z)` in milliseconds; a member's links are its `<peer>` links (a plain
+//!   host has none). A route's latency gets the members' distance added,
+//!   `(sqrt((x_s - x_d)² + (y_s - y_d)²) + |z_s| + |z_d|) / 1000` seconds
+//!   ([`vivaldi_latency`]): the route carries it as [`Route::zone_latency`], since no link
+//!   holds it. A route between two child zones needs the zones' coordinates, which SimGrid's XML
+//!   cannot give (3.32 aborts): there is none.
+//!
+//! **Bypass routes** ([`Routing::add_bypass_route`]) come first, as in SimGrid's
+//! `NetZoneImpl::get_bypass_route`: each (sub)route from `s` to `d` first looks in the bypass
+//! routes of their deepest common zone `C`. Between two net points directly in `C`, only the
+//! pair's own bypass counts. Otherwise, with `S_0 .. S_k` the zones from `s`'s own zone up to
+//! the child of `C` holding it (and `D_0 .. D_m` for `d`), the pairs `(S_i, D_j)` are tried for
+//! growing `n = max(i, j)`: `(S_i, D_n)` then `(S_n, D_i)` for each `i < n`, then `(S_n, D_n)`;
+//! the first found gives `route(s, gw_src) ++ links ++ route(gw_dst, d)`. Platforms without
+//! bypass routes skip the search.
 //!
 //! Between zones, routes are hierarchical as in SimGrid: for hosts `s` and `d` in different zones,
 //! find the deepest common ancestor zone `C` and its two children `S` (containing `s`) and `D`
@@ -59,10 +79,13 @@ use super::dijkstra::{DijkstraGraph, LOOPBACK, NONE};
 use super::{HostId, LinkId};
 
 /// The ordered links a message crosses from its source to its destination.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct Route {
     /// Links in crossing order.
     pub links: Vec<LinkId>,
+    /// Latency the zones add beyond the links' own, seconds: the distances of Vivaldi zones
+    /// (SimGrid adds them to the route's latency); 0 elsewhere.
+    pub zone_latency: f64,
 }
 
 /// A route that cannot be resolved.
@@ -109,6 +132,23 @@ pub enum ZoneRouting {
     Dijkstra,
     /// Cluster: per-member up/down links, optional backbone and loopbacks.
     Star,
+    /// SimGrid's `routing="None"` (`EmptyZone`): no route between its own net points, not even
+    /// from a host to itself; its hosts are reached only as zone-route gateways.
+    Empty,
+    /// SimGrid's `routing="Vivaldi"`: a star whose members have optional private links (a
+    /// `<peer>`'s `link_<id>_UP`/`_DOWN`, no backbone, no loopback) and coordinates; a route's
+    /// latency adds the members' distance (see [`vivaldi_latency`]).
+    Vivaldi,
+}
+
+/// The latency, seconds, SimGrid 3.32's `VivaldiZone` adds to a route between two members with
+/// coordinates `a` and `b` (milliseconds): the Euclidean distance of the first two components
+/// plus the absolute values of both heights (the third components), over 1000. The operations
+/// are SimGrid's, in its order, so the sum is the same double.
+pub fn vivaldi_latency(a: [f64; 3], b: [f64; 3]) -> f64 {
+    let sq = |x: f64, y: f64| (x - y) * (x - y);
+    let distance = (sq(a[0], b[0]) + sq(a[1], b[1])).sqrt() + a[2].abs() + b[2].abs();
+    distance / 1000.0
 }
 
 /// Why a routing declaration was rejected.
@@ -158,6 +198,22 @@ pub enum RoutingError {
     /// The root zone can only be configured while it is empty.
     #[error("the root zone is not empty")]
     RootNotEmpty,
+    /// A bypass route between the two net points was already declared in this zone.
+    #[error("a bypass route from {src:?} to {dst:?} already exists")]
+    DuplicateBypass {
+        /// Source.
+        src: NetPoint,
+        /// Destination.
+        dst: NetPoint,
+    },
+    /// A bypass route's end is not where it can ever be used (see [`Routing::add_bypass_route`]).
+    #[error("{point:?} is not a valid end of a bypass route declared in zone {zone:?}")]
+    BypassEnd {
+        /// The net point.
+        point: NetPoint,
+        /// The zone the bypass route is declared in.
+        zone: ZoneId,
+    },
 }
 
 /// Where a net point lives: its zone and its index among that zone's net points.
@@ -173,6 +229,15 @@ struct Edge {
     src: u32,
     dst: u32,
     links: Vec<LinkId>,
+    gateways: Option<(NetPoint, NetPoint)>,
+}
+
+/// A bypass route (SimGrid `<bypassRoute>`, `<bypassZoneRoute>`): used instead of the route
+/// the zones would compute.
+#[derive(Clone, Debug)]
+struct Bypass {
+    links: Vec<LinkId>,
+    /// Entry and exit net points of a bypass between zones.
     gateways: Option<(NetPoint, NetPoint)>,
 }
 
@@ -208,6 +273,10 @@ struct Zone {
     /// Star members, indexed by vertex index (`None`: no links declared).
     star: Vec<Option<StarLinks>>,
     backbone: Option<LinkId>,
+    /// Vivaldi coordinates by vertex index (Vivaldi zones only).
+    coords: Vec<Option<[f64; 3]>>,
+    /// Bypass routes declared in this zone, by (source, destination): looked up only.
+    bypass: FxHashMap<(NetPoint, NetPoint), Bypass>,
     floyd: OnceLock<Arc<FloydTables>>,
     graph: OnceLock<Arc<DijkstraGraph>>,
 }
@@ -225,6 +294,8 @@ impl Zone {
             edge_index: FxHashMap::default(),
             star: Vec::new(),
             backbone: None,
+            coords: Vec::new(),
+            bypass: FxHashMap::default(),
             floyd: OnceLock::new(),
             graph: OnceLock::new(),
         }
@@ -247,12 +318,15 @@ impl Zone {
         if matches!(point, NetPoint::Zone(_)) {
             self.has_child_zones = true;
         }
-        // Routers of a star zone have no private links: the empty lists are their route.
-        self.star.push(if matches!(point, NetPoint::Router(_)) {
-            Some(StarLinks::default())
-        } else {
-            None
-        });
+        // Routers of a star zone have no private links: the empty lists are their route. So
+        // have the members of a Vivaldi zone that are not peers.
+        let linkless = match point {
+            NetPoint::Router(_) => true,
+            NetPoint::Host(_) => self.kind == ZoneRouting::Vivaldi,
+            NetPoint::Zone(_) => false,
+        };
+        self.star.push(linkless.then(StarLinks::default));
+        self.coords.push(None);
         self.invalidate();
         index
     }
@@ -270,6 +344,8 @@ pub struct Routing {
     zones: Vec<Zone>,
     hosts: Vec<Option<Loc>>,
     routers: Vec<Router>,
+    /// Whether any zone has a bypass route: without one, route lookups skip the search.
+    has_bypass: bool,
 }
 
 impl Default for Routing {
@@ -279,6 +355,7 @@ impl Default for Routing {
             zones: vec![Zone::new("root".into(), None, 0, ZoneRouting::Full)],
             hosts: Vec::new(),
             routers: Vec::new(),
+            has_bypass: false,
         }
     }
 }
@@ -367,7 +444,7 @@ impl Routing {
     ) -> Result<(), RoutingError> {
         self.check_zone(zone)?;
         let kind = self.zones[zone.0 as usize].kind;
-        if kind == ZoneRouting::Star {
+        if matches!(kind, ZoneRouting::Star | ZoneRouting::Empty | ZoneRouting::Vivaldi) {
             return Err(RoutingError::WrongRouting { zone, routing: kind });
         }
         let s = self.index_in(src, zone)?;
@@ -401,8 +478,9 @@ impl Routing {
         Ok(())
     }
 
-    /// Sets the links of a Star zone member (a host or router directly inside `zone`): `up`
-    /// leaving it, `down` entering it, and an optional loopback used for routes to itself.
+    /// Sets the links of a Star or Vivaldi zone member (a host or router directly inside
+    /// `zone`): `up` leaving it, `down` entering it, and an optional loopback used for routes to
+    /// itself (Star zones only).
     pub fn set_star_links(
         &mut self,
         zone: ZoneId,
@@ -413,7 +491,12 @@ impl Routing {
     ) -> Result<(), RoutingError> {
         self.check_zone(zone)?;
         let kind = self.zones[zone.0 as usize].kind;
-        if kind != ZoneRouting::Star || matches!(member, NetPoint::Zone(_)) {
+        let allowed = match kind {
+            ZoneRouting::Star => true,
+            ZoneRouting::Vivaldi => loopback.is_none(),
+            _ => false,
+        };
+        if !allowed || matches!(member, NetPoint::Zone(_)) {
             return Err(RoutingError::WrongRouting { zone, routing: kind });
         }
         let index = self.index_in(member, zone)?;
@@ -429,6 +512,70 @@ impl Routing {
             return Err(RoutingError::WrongRouting { zone, routing: z.kind });
         }
         z.backbone = backbone;
+        Ok(())
+    }
+
+    /// Sets the Vivaldi coordinates (milliseconds) of a host or router directly inside the
+    /// Vivaldi zone `zone`.
+    pub fn set_coordinates(&mut self, zone: ZoneId, member: NetPoint, coords: [f64; 3]) -> Result<(), RoutingError> {
+        self.check_zone(zone)?;
+        let kind = self.zones[zone.0 as usize].kind;
+        if kind != ZoneRouting::Vivaldi || matches!(member, NetPoint::Zone(_)) {
+            return Err(RoutingError::WrongRouting { zone, routing: kind });
+        }
+        let index = self.index_in(member, zone)?;
+        self.zones[zone.0 as usize].coords[index as usize] = Some(coords);
+        Ok(())
+    }
+
+    /// Declares a bypass route in `zone` (one direction), which SimGrid 3.32 consults before any
+    /// computed route whose deepest common zone is `zone`
+    /// (`NetZoneImpl::get_bypass_route`). Between two hosts or routers (`gateways = None`), both
+    /// must be directly inside `zone`, where it replaces their route. Between two zones
+    /// (`gateways = Some((gw_src, gw_dst))`), both must be inside `zone` at any depth, on
+    /// different branches, and each gateway a host or router inside its zone: a route from a
+    /// net point inside `src` to one inside `dst` is then `route(s, gw_src) ++ links ++
+    /// route(gw_dst, d)`. Declaring the same pair twice is an error, as in SimGrid.
+    pub fn add_bypass_route(
+        &mut self,
+        zone: ZoneId,
+        src: NetPoint,
+        dst: NetPoint,
+        links: Vec<LinkId>,
+        gateways: Option<(NetPoint, NetPoint)>,
+    ) -> Result<(), RoutingError> {
+        self.check_zone(zone)?;
+        match (src, dst, gateways) {
+            (NetPoint::Zone(sz), NetPoint::Zone(dz), Some((gs, gd))) => {
+                for (end, z) in [(sz, src), (dz, dst)] {
+                    if end == zone || !self.is_inside(z, zone) {
+                        return Err(RoutingError::BypassEnd { point: z, zone });
+                    }
+                }
+                if self.is_inside(src, dz) || self.is_inside(dst, sz) {
+                    return Err(RoutingError::BypassEnd { point: dst, zone });
+                }
+                if matches!(gs, NetPoint::Zone(_)) || !self.is_inside(gs, sz) {
+                    return Err(RoutingError::GatewayOutside { gateway: gs, zone: sz });
+                }
+                if matches!(gd, NetPoint::Zone(_)) || !self.is_inside(gd, dz) {
+                    return Err(RoutingError::GatewayOutside { gateway: gd, zone: dz });
+                }
+            }
+            (NetPoint::Zone(_), _, _) | (_, NetPoint::Zone(_), _) | (_, _, Some(_)) => {
+                return Err(RoutingError::Gateways)
+            }
+            _ => {
+                self.index_in(src, zone)?;
+                self.index_in(dst, zone)?;
+            }
+        }
+        let z = &mut self.zones[zone.0 as usize];
+        if z.bypass.contains_key(&(src, dst)) {
+            return Err(RoutingError::DuplicateBypass { src, dst });
+        }
+        z.bypass.insert((src, dst), Bypass { links, gateways });
+        self.has_bypass = true;
         Ok(())
     }
 
@@ -448,7 +595,7 @@ impl Routing {
             return;
         }
         let z = &mut self.zones[ls.zone.0 as usize];
-        if z.kind == ZoneRouting::Star {
+        if matches!(z.kind, ZoneRouting::Star | ZoneRouting::Empty | ZoneRouting::Vivaldi) {
             return;
         }
         let edge = Edge {
@@ -532,35 +679,48 @@ impl Routing {
     // ----- routing ----------------------------------------------------------------------------
 
     /// The route from `src` to `dst`; an empty route for `src == dst` when the platform gives
-    /// none; `None` when distinct hosts are not connected.
+    /// none (outside a `routing="None"` zone); `None` when the hosts are not connected.
     pub fn route(&self, src: HostId, dst: HostId) -> Option<Route> {
         // Room for a typical route's links, so that it is allocated once, not grown link by link
         // (a run resolves every route it uses: part of the fixed cost of a short run).
         let mut links = Vec::with_capacity(ROUTE_CAPACITY);
-        self.route_into(src, dst, &mut links).then_some(Route { links })
+        let zone_latency = self.resolve_into(src, dst, &mut links)?;
+        Some(Route { links, zone_latency })
     }
 
     /// [`Routing::route`]'s links, into `links` (cleared first, and left empty when there is no
-    /// route): for a caller that only reads them, with a buffer it reuses. `false` when distinct
+    /// route): for a caller that only reads them, with a buffer it reuses. `false` when the
     /// hosts are not connected.
     pub fn route_into(&self, src: HostId, dst: HostId, links: &mut Vec<LinkId>) -> bool {
+        self.resolve_into(src, dst, links).is_some()
+    }
+
+    /// [`Routing::route_into`], returning the route's zone latency (see
+    /// [`Route::zone_latency`]), or `None` when the hosts are not connected.
+    pub fn resolve_into(&self, src: HostId, dst: HostId, links: &mut Vec<LinkId>) -> Option<f64> {
         links.clear();
+        let mut latency = 0.0;
         if self
-            .global_route(NetPoint::Host(src), NetPoint::Host(dst), links, 0)
+            .global_route(NetPoint::Host(src), NetPoint::Host(dst), links, &mut latency, 0)
             .is_ok()
         {
-            return true;
+            return Some(latency);
         }
         links.clear();
-        src == dst
+        // SimGrid's loopback, except in a None zone, where SimGrid 3.32 aborts on any route.
+        let empty_zone = self
+            .host_loc(src)
+            .is_some_and(|l| self.zones[l.zone.0 as usize].kind == ZoneRouting::Empty);
+        (src == dst && !empty_zone).then_some(0.0)
     }
 
     /// The route between any two hosts or routers (no special case for `src == dst`).
     pub fn route_between(&self, src: NetPoint, dst: NetPoint) -> Option<Route> {
         // Sized as in `route`.
         let mut links = Vec::with_capacity(ROUTE_CAPACITY);
-        self.global_route(src, dst, &mut links, 0).ok()?;
-        Some(Route { links })
+        let mut zone_latency = 0.0;
+        self.global_route(src, dst, &mut links, &mut zone_latency, 0).ok()?;
+        Some(Route { links, zone_latency })
     }
 
     fn check_zone(&self, zone: ZoneId) -> Result<(), RoutingError> {
@@ -605,15 +765,26 @@ impl Routing {
         path
     }
 
-    /// SimGrid's `get_global_route`: appends the links from `src` to `dst` to `links`.
-    fn global_route(&self, src: NetPoint, dst: NetPoint, links: &mut Vec<LinkId>, depth: u32) -> Res<()> {
+    /// SimGrid's `get_global_route`: appends the links from `src` to `dst` to `links`, and adds
+    /// the latency zones add beyond their links (Vivaldi) to `latency`.
+    fn global_route(
+        &self,
+        src: NetPoint,
+        dst: NetPoint,
+        links: &mut Vec<LinkId>,
+        latency: &mut f64,
+        depth: u32,
+    ) -> Res<()> {
         if depth > MAX_DEPTH {
             return Err(());
         }
         let ls = self.loc(src).ok_or(())?;
         let ld = self.loc(dst).ok_or(())?;
         if ls.zone == ld.zone {
-            self.local_route(ls.zone, ls.index, ld.index, links, depth)?;
+            if self.has_bypass && self.bypass_route(ls.zone, src, dst, ls, ld, links, latency, depth)? {
+                return Ok(());
+            }
+            self.local_route(ls.zone, ls.index, ld.index, links, latency, depth)?;
             return Ok(());
         }
         let ps = self.path_to_root(ls.zone);
@@ -626,6 +797,10 @@ impl Routing {
             j -= 1;
         }
         let (src_anc, dst_anc) = (ps[i - 1], pd[j - 1]);
+        let common = if src_anc == dst_anc { src_anc } else { father };
+        if self.has_bypass && self.bypass_route(common, src, dst, ls, ld, links, latency, depth)? {
+            return Ok(());
+        }
         if src_anc == dst_anc {
             // One host's zone contains the other's: SimGrid has no route for this.
             return Err(());
@@ -633,15 +808,84 @@ impl Routing {
         let si = self.zones[src_anc.0 as usize].index_in_parent;
         let di = self.zones[dst_anc.0 as usize].index_in_parent;
         let mut middle = Vec::new();
-        let (gw_src, gw_dst) = self.local_route(father, si, di, &mut middle, depth)?.ok_or(())?;
+        let (gw_src, gw_dst) = self
+            .local_route(father, si, di, &mut middle, latency, depth)?
+            .ok_or(())?;
         if src != gw_src {
-            self.global_route(src, gw_src, links, depth + 1)?;
+            self.global_route(src, gw_src, links, latency, depth + 1)?;
         }
         links.extend(middle);
         if gw_dst != dst {
-            self.global_route(gw_dst, dst, links, depth + 1)?;
+            self.global_route(gw_dst, dst, links, latency, depth + 1)?;
         }
         Ok(())
+    }
+
+    /// SimGrid 3.32's `NetZoneImpl::get_bypass_route` on `common`, the deepest zone holding both
+    /// ends: `Ok(true)` when a bypass route gave the route (appended to `links`). Between two
+    /// net points directly inside `common`, only their own bypass counts. Otherwise the zones
+    /// from each end up to (not including) `common` are tried in SimGrid's order: for growing
+    /// `m`, the pairs `(i, m)` and `(m, i)` for `i < m`, then `(m, m)`, where index 0 is the
+    /// end's own zone.
+    #[allow(clippy::too_many_arguments)]
+    fn bypass_route(
+        &self,
+        common: ZoneId,
+        src: NetPoint,
+        dst: NetPoint,
+        ls: Loc,
+        ld: Loc,
+        links: &mut Vec<LinkId>,
+        latency: &mut f64,
+        depth: u32,
+    ) -> Res<bool> {
+        let bypass = &self.zones[common.0 as usize].bypass;
+        if bypass.is_empty() {
+            return Ok(false);
+        }
+        if ls.zone == common && ld.zone == common {
+            return Ok(match bypass.get(&(src, dst)) {
+                Some(b) => {
+                    links.extend_from_slice(&b.links);
+                    true
+                }
+                None => false,
+            });
+        }
+        let mut ps = self.path_to_root(ls.zone);
+        let mut pd = self.path_to_root(ld.zone);
+        while ps.len() > 1 && pd.len() > 1 && ps.last() == pd.last() {
+            ps.pop();
+            pd.pop();
+        }
+        let lookup = |i: usize, j: usize| match (ps.get(i), pd.get(j)) {
+            (Some(&a), Some(&b)) => bypass
+                .get(&(NetPoint::Zone(a), NetPoint::Zone(b)))
+                .map(|r| (NetPoint::Zone(a), NetPoint::Zone(b), r)),
+            _ => None,
+        };
+        let mut found = None;
+        for m in 0..ps.len().max(pd.len()) {
+            found = (0..m).find_map(|i| lookup(i, m).or_else(|| lookup(m, i)));
+            if found.is_none() {
+                found = lookup(m, m);
+            }
+            if found.is_some() {
+                break;
+            }
+        }
+        let Some((key_src, key_dst, route)) = found else {
+            return Ok(false);
+        };
+        let (gw_src, gw_dst) = route.gateways.ok_or(())?;
+        if src != key_src {
+            self.global_route(src, gw_src, links, latency, depth + 1)?;
+        }
+        links.extend_from_slice(&route.links);
+        if dst != key_dst {
+            self.global_route(gw_dst, dst, links, latency, depth + 1)?;
+        }
+        Ok(true)
     }
 
     /// Route between two net points of one zone; returns the gateways of zone routes.
@@ -651,6 +895,7 @@ impl Routing {
         s: u32,
         d: u32,
         links: &mut Vec<LinkId>,
+        latency: &mut f64,
         depth: u32,
     ) -> Res<Option<(NetPoint, NetPoint)>> {
         let z = &self.zones[zone.0 as usize];
@@ -661,9 +906,18 @@ impl Routing {
                 links.extend_from_slice(&edge.links);
                 Ok(edge.gateways)
             }
-            ZoneRouting::Star => {
+            ZoneRouting::Star | ZoneRouting::Vivaldi => {
                 let a = z.star.get(s as usize).and_then(Option::as_ref).ok_or(())?;
                 let b = z.star.get(d as usize).and_then(Option::as_ref).ok_or(())?;
+                // A Vivaldi route needs both ends' coordinates; SimGrid 3.32 aborts without them
+                // (and a zone, which XML cannot give coordinates, never has them).
+                let extra = match z.kind {
+                    ZoneRouting::Vivaldi => {
+                        let coords = |i: u32| z.coords.get(i as usize).copied().flatten().ok_or(());
+                        Some(vivaldi_latency(coords(s)?, coords(d)?))
+                    }
+                    _ => None,
+                };
                 if s == d {
                     if let Some(lb) = a.loopback {
                         links.push(lb);
@@ -676,10 +930,14 @@ impl Routing {
                         links.push(l);
                     }
                 }
+                if let Some(extra) = extra {
+                    *latency += extra;
+                }
                 Ok(None)
             }
-            ZoneRouting::Floyd => self.floyd_route(z, s, d, links, depth),
-            ZoneRouting::Dijkstra => self.dijkstra_route(z, s, d, links, depth),
+            ZoneRouting::Empty => Err(()),
+            ZoneRouting::Floyd => self.floyd_route(z, s, d, links, latency, depth),
+            ZoneRouting::Dijkstra => self.dijkstra_route(z, s, d, links, latency, depth),
         }
     }
 
@@ -689,6 +947,7 @@ impl Routing {
         s: u32,
         d: u32,
         links: &mut Vec<LinkId>,
+        latency: &mut f64,
         depth: u32,
     ) -> Res<Option<(NetPoint, NetPoint)>> {
         let t = z.floyd.get_or_init(|| Arc::new(floyd_tables(z)));
@@ -737,7 +996,7 @@ impl Routing {
             if recursive {
                 if let (Some(prev), Some((gs, _))) = (prev_gw_dst, edge.gateways) {
                     if prev != gs {
-                        self.global_route(prev, gs, links, depth + 1)?;
+                        self.global_route(prev, gs, links, latency, depth + 1)?;
                     }
                 }
             }
@@ -753,6 +1012,7 @@ impl Routing {
         s: u32,
         d: u32,
         links: &mut Vec<LinkId>,
+        latency: &mut f64,
         depth: u32,
     ) -> Res<Option<(NetPoint, NetPoint)>> {
         let g = z.graph.get_or_init(|| Arc::new(dijkstra_graph(z)));
@@ -769,7 +1029,7 @@ impl Routing {
         if !g.hops(sn, dn, &mut hops) {
             return Err(());
         }
-        self.assemble_dijkstra_route(z, dn, &hops, links, depth)
+        self.assemble_dijkstra_route(z, dn, &hops, links, latency, depth)
     }
 
     /// The links of a Dijkstra zone's route from its hops (from the destination node `dn` back
@@ -782,6 +1042,7 @@ impl Routing {
         dn: u32,
         hops: &[(u32, u32)],
         links: &mut Vec<LinkId>,
+        latency: &mut f64,
         depth: u32,
     ) -> Res<Option<(NetPoint, NetPoint)>> {
         let recursive = z.has_child_zones;
@@ -806,7 +1067,7 @@ impl Routing {
                 if let (Some(a), Some(b)) = (gw_dst, prev_gw_src) {
                     if a != b {
                         let mut between = Vec::new();
-                        self.global_route(a, b, &mut between, depth + 1)?;
+                        self.global_route(a, b, &mut between, latency, depth + 1)?;
                         for &l in between.iter().rev() {
                             out.push_front(l);
                         }
