@@ -3,7 +3,11 @@
 
 Usage:
     python3 scripts/random_scenarios.py PLATFORM.xml SEED [-o OUT.json] [--max N]
-            [--allow-known-defects] [--oracle scripts/simgrid_oracle.py] [--python /usr/bin/python3]
+            [--allow-known-defects] [--constant L] [--oracle scripts/simgrid_oracle.py] [--python /usr/bin/python3]
+
+--constant L generates for SimGrid's Constant network model instead, every comm lasting L s
+(a power of two; the scenario's "config" sets network/model and network/latency-factor), on a
+platform without links: no probe, every host pair usable (see generate_constant).
 
 --max N caps the number of activities (default 48; the profile-driven groups come before the
 "single" group, so the cap drops those first).
@@ -549,6 +553,84 @@ def generate(plat, seed, oracle, python, max_acts, allow_defects, config):
     return acts, groups, horizon, len(routable), len(pairs), (moved[0], dropped[0])
 
 
+def dyadic(rng, lo, hi, step=1.0 / 16):
+    """A multiple of `step` (a power of two) in [lo, hi]."""
+    return step * rng.randint(int(math.ceil(lo / step)), int(math.floor(hi / step)))
+
+
+def generate_constant(plat, seed, latency, max_acts):
+    """Activities for SimGrid's Constant network model (--constant L): every comm lasts L s.
+
+    SimGrid 3.32 takes a Constant comm's remaining bytes down by bytes * delta / L at every
+    step of the simulation and ends it only when they reach 0, while the comm itself asks for a
+    step only until L has elapsed: when the sum of the steps' deltas, in floating point, leaves a
+    positive remainder, the comm ends at whatever step comes next (scripts/ORACLE.md, "Constant
+    network model").  The scenario therefore keeps that arithmetic exact, so that the dates SimGrid
+    intends are the dates it computes: L a power of two, every start date a multiple of 1/16 s,
+    every exec alone on its host with a duration a multiple of 1/16 s (its flops are its host's
+    speed times that), bytes whole numbers below 2^31, and no 0-byte comm (it ends at the next step
+    of any kind).  Returns (activities, groups, horizon)."""
+    if latency <= 0 or math.frexp(latency)[0] != 0.5:
+        die("--constant: the latency factor must be a positive power of two (got %r)" % latency)
+    rng = random.Random(seed)
+    hosts = sorted(plat.hosts)
+    pairs = [(a, b) for a in hosts for b in hosts if a != b]
+    acts, groups = [], {}
+
+    def add(group, act):
+        groups.setdefault(group, []).append(len(acts))
+        acts.append(act)
+
+    def comm(group, src, dst, start):
+        add(group, {"kind": "comm", "src": src, "dst": dst, "bytes": rng.randint(1, 2 ** 31 - 1),
+                    "start": start})
+
+    horizon = 4 * latency
+    # Failures first (the cap drops the last groups): comms to or from a host with a state
+    # profile, running when it turns off (they fail then), started while it is off (they fail at
+    # once) and started when it comes back; none ends exactly at an off date.
+    for h in sorted(plat.host_prof):
+        state = plat.host_prof[h].get("state")
+        if not state:
+            continue
+        events = expand_events(state, first_cycle_end(state))
+        for date, value in events:
+            horizon = max(horizon, date + 2 * latency)
+            others = [o for o in hosts if o != h]
+            if not others:
+                continue
+            if value == 0:
+                for _ in range(2):
+                    start = date - latency + dyadic(rng, 1.0 / 16, latency - 1.0 / 16)
+                    o = rng.choice(others)
+                    comm("failure", *((h, o) if rng.random() < 0.5 else (o, h)), start=max(0.0, start))
+            else:
+                o = rng.choice(others)
+                comm("failure", h, o, date)
+                if date >= 0.5:
+                    comm("failure", o, h, dyadic(rng, date - 0.5, date - 1.0 / 16))
+    # Bursts: several comms at one date, sharing endpoints.
+    for _ in range(2):
+        date = dyadic(rng, 0, 2 * latency)
+        for _ in range(rng.randint(3, 5)):
+            comm("burst", *rng.choice(pairs), start=date)
+    # Host-to-itself comms.
+    for _ in range(2):
+        h = rng.choice(hosts)
+        comm("self", h, h, dyadic(rng, 0, 2 * latency))
+    # Execs, one per host, whose ends are steps inside the comms' lifetimes.
+    for h in rng.sample(hosts, min(3, len(hosts))):
+        if h in plat.host_prof:
+            continue
+        duration = dyadic(rng, 1.0 / 16, 2 * latency)
+        add("exec", {"kind": "exec", "host": h, "flops": plat.speed[h] * duration,
+                     "start": dyadic(rng, 0, 2 * latency)})
+    # Comms at scattered dates, so that most others see steps between their start and end.
+    while len(acts) < max_acts:
+        comm("single", *rng.choice(pairs), start=dyadic(rng, 0, 3 * latency))
+    return acts[:max_acts], groups, horizon
+
+
 def write_scenario(out, text):
     if out is None:
         sys.stdout.write(text)
@@ -570,6 +652,7 @@ def main(argv):
     out = None
     max_acts = 48
     allow = False
+    constant = None
     pos = []
     while args:
         a = args.pop(0)
@@ -583,6 +666,8 @@ def main(argv):
             oracle = args.pop(0)
         elif a == "--python":
             python = args.pop(0)
+        elif a == "--constant":
+            constant = float(args.pop(0))
         elif a.startswith("-"):
             die("unknown option %r (see --help)" % a)
         else:
@@ -596,16 +681,24 @@ def main(argv):
     config = {}
     if plat.config.get("tracing", "no").lower() in ("yes", "1", "on", "true"):
         config["tracing"] = "no"
-    acts, groups, horizon, nroutable, npairs, (moved, dropped) = generate(plat, seed, oracle, python, max_acts, allow, config)
+    if constant is not None:
+        acts, groups, horizon = generate_constant(plat, seed, constant, max_acts)
+        config["network/model"] = "Constant"
+        config["network/latency-factor"] = repr(constant)
+        nroutable = npairs = len(plat.hosts) * (len(plat.hosts) - 1)
+        moved = dropped = 0
+    else:
+        acts, groups, horizon, nroutable, npairs, (moved, dropped) = generate(plat, seed, oracle, python, max_acts, allow, config)
     if out is None:
         plat_ref = plat.path
     else:
         plat_ref = os.path.relpath(plat.path, os.path.dirname(os.path.abspath(out)))
     name = os.path.basename(plat.path)
-    cmd = "python3 scripts/random_scenarios.py %s %d%s%s%s" % (
+    cmd = "python3 scripts/random_scenarios.py %s %d%s%s%s%s" % (
         os.path.relpath(plat.path) if not os.path.isabs(plat_path) else plat_path, seed,
         " -o %s" % out if out else "", " --max %d" % max_acts if max_acts != 48 else "",
-        " --allow-known-defects" if allow else "")
+        " --allow-known-defects" if allow else "",
+        " --constant %r" % constant if constant is not None else "")
     profs = []
     for h in sorted(plat.host_prof):
         profs.append("host %s: %s" % (h, "+".join(sorted(plat.host_prof[h]))))
@@ -614,16 +707,22 @@ def main(argv):
     desc = ("Random scenario on SimGrid's example platform %s, generated by scripts/random_scenarios.py "
             "with seed %d (command: `%s`; SimGrid's results then recorded with `/usr/bin/python3 "
             "scripts/simgrid_oracle.py <this file> --write-expected`). %d activities over a horizon of %g s; "
-            "%d of %d probed host pairs routable (only those are used). Groups (activity indices): %s. "
+            "%s. Groups (activity indices): %s. "
             "Profiles: %s.%s" % (
-                name, seed, cmd, len(acts), horizon, nroutable, npairs,
+                name, seed, cmd, len(acts), horizon,
+                "every pair of distinct hosts usable (no route is needed)" if constant is not None else
+                "%d of %d probed host pairs routable (only those are used)" % (nroutable, npairs),
                 "; ".join("%s %s" % (g, ",".join(str(i) for i in idx)) for g, idx in sorted(groups.items())),
                 "; ".join(profs) if profs else "none",
                 "" if allow or not (moved or dropped) else
                 " %d comm start(s) were moved to a bandwidth or latency event of the route and %d comm(s) "
                 "dropped, so that no such event falls in a comm's latency phase (SimGrid defect (b), "
                 "ORACLE.md section 5)." % (moved, dropped)))
-    if config:
+    if constant is not None:
+        desc += (" Under SimGrid's Constant network model (\"config\"), every comm lasting %r s; every date, "
+                 "duration and size keeps SimGrid's step arithmetic exact (see generate_constant in the "
+                 "script)." % constant)
+    elif config:
         desc += (" The platform turns SimGrid's tracing on, which makes SimGrid 3.32's Python bindings "
                  "crash (segmentation fault): \"config\" turns it off.")
     lines = ["{", " \"description\": %s," % json.dumps(desc), " \"platform\": %s," % json.dumps(plat_ref)]

@@ -456,6 +456,13 @@ pub fn load(path: &Path) -> Result<(Scenario, Platform)> {
     for (key, value) in &scenario.config {
         platform.config.insert(key.clone(), value.clone());
     }
+    // Settings that only make sense together, or with the platform (the Constant model and a
+    // platform with links), once the scenario's are laid over the platform's.
+    if !scenario.config.is_empty() {
+        sim_core::NetworkParams::from_config(&platform.config)
+            .and_then(|params| params.check_platform(&platform))
+            .map_err(|e| anyhow!("{}:{}: config: {e}", path.display(), key_line(&text, "config")))?;
+    }
     Ok((scenario, platform))
 }
 

@@ -134,3 +134,29 @@ fn where_simgrids_lazy_update_is_wrong_gridsim_agrees_with_its_full_update() {
         "SimGrid's default (lazy) update now agrees: the defect is gone; update scripts/ORACLE.md"
     );
 }
+
+#[test]
+fn under_the_constant_model_gridsim_ends_each_comm_when_simgrid_means_to() {
+    // scripts/ORACLE.md, known SimGrid defect (c): SimGrid 3.32's Constant model ends a comm
+    // at the first step at which its remaining bytes, taken down by bytes * delta / L at every
+    // step, reach 0, so rounding can push its end to an unrelated later event (or to never).
+    // gridsim ends every comm L = 2.5 s after its start (the scenario's description works the
+    // steps out); the exec alone on its host ends at 0.1 + 1e8 / 76.296e6.
+    let scenario = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/scenarios/defects/constant_model_steps.json");
+    let (spec, platform) = replay::load(&scenario).expect("scenario loads in gridsim");
+    let ours = replay::run(&spec, platform).expect("scenario runs in gridsim");
+    let intended = [0.0 + 2.5, 0.3 + 2.5, 0.7 + 2.5, 0.1 + 1e8 / 76.296e6, 2.2 + 2.5];
+    for (result, want) in ours.results.iter().zip(intended) {
+        assert!(!result.failed, "#{} failed", result.index);
+        let got = result.finish.expect("a date");
+        assert!((got - want).abs() <= 1e-12 * want, "#{}: {got} vs {want}", result.index);
+    }
+    let theirs = simgrid(&scenario);
+    let mut worst = 0.0;
+    assert_eq!(
+        compare(&scenario, &ours, &theirs, &mut worst).len(),
+        3,
+        "SimGrid now ends #0, #1 and #4 when its model says (or differently): the defect moved; \
+         update scripts/ORACLE.md"
+    );
+}

@@ -63,8 +63,14 @@ pub fn parse_simgrid_xml(text: &str, file: &str, files: &mut dyn FileResolver) -
     let platform = ctx.b.finish();
     // Settings that only make sense together (smpi/* with network/model SMPI), as the engine
     // will read them.
-    if let Err(e) = sim_core::NetworkParams::from_config(&platform.config) {
-        return Err(PlatformError::file(file, ErrorKind::Setting(e.to_string())));
+    match sim_core::NetworkParams::from_config(&platform.config) {
+        Err(e) => return Err(PlatformError::file(file, ErrorKind::Setting(e.to_string()))),
+        // The Constant model takes no link (SimGrid aborts on the first one).
+        Ok(params) => {
+            if let Err(e) = params.check_platform(&platform) {
+                return Err(PlatformError::file(file, ErrorKind::Setting(e.to_string())));
+            }
+        }
     }
     if platform.config.get("cpu/optim").map(String::as_str) == Some("TI") {
         if let Some(h) = platform.hosts.iter().find(|h| h.cores > 1) {

@@ -1,4 +1,5 @@
-//! The network model's parameters: SimGrid 3.32's default LV08 model, and a "raw" variant.
+//! The network model's parameters: SimGrid 3.32's default LV08 model, CM02, SMPI, Constant,
+//! and a "raw" variant.
 //!
 //! LV08 (Velho & Legrand, "Accuracy study and improvement of network simulation in the SimGrid
 //! framework", SIMUTools 2009), as SimGrid 3.32 applies it to a message of `S` bytes on a route of
@@ -29,6 +30,18 @@
 //! `S` (1 when `S` is at most the smallest). The bandwidth factor scales the rate of the comm,
 //! not the links' capacity, as in LV08. Checked against SimGrid 3.32 on `config.xml` (the
 //! SimGrid agreement scenarios `random_config_*`), including sizes equal to listed ones.
+//!
+//! SimGrid 3.32's Constant model (`network/model:Constant`, its `NetworkConstantModel`, meant
+//! for theoretical algorithms where the network is abstracted away) gives every comm a duration
+//! of `latency_factor` seconds (`network/latency-factor`, whose default is 13.01 there as under
+//! LV08), whatever its size and hosts: no route, no link, no sharing; the remaining bytes fall
+//! linearly over that time. The model reads no other setting and takes no link (SimGrid aborts
+//! on one), so both are refused ([`NetworkParams::check_platform`]). SimGrid itself ends a comm
+//! only at a step at which its remaining bytes, taken down at every step of the simulation, are
+//! at most 0, and may end it later or never by rounding; gridsim gives the stated duration
+//! (scripts/ORACLE.md, defect (c)). Checked against SimGrid 3.32 on
+//! `small_platform_routing_none.xml` and `faulty_host.xml` (`constant_model`,
+//! `random_constant_*`).
 
 use std::collections::BTreeMap;
 
@@ -58,6 +71,9 @@ pub struct NetworkParams {
     /// Bandwidth factor by message size; replaces `bandwidth_factor` when set (SMPI model,
     /// `smpi/bw-factor`).
     pub bandwidth_factors: Option<SizeFactors>,
+    /// SimGrid's Constant model: every comm takes `latency_factor` seconds, whatever its size
+    /// and hosts; it uses no route and no link, and the other fields are not read.
+    pub constant: bool,
 }
 
 /// Factors that depend on a message's size, as SimGrid's SMPI model reads them from a list
@@ -162,7 +178,44 @@ impl NetworkParams {
             loopback_latency: 0.0,
             latency_factors: None,
             bandwidth_factors: None,
+            constant: false,
         }
+    }
+
+    /// SimGrid 3.32's Constant model (see the module docs): every comm lasts `latency_factor`
+    /// seconds, 13.01 unless `network/latency-factor` says otherwise.
+    pub fn constant() -> NetworkParams {
+        NetworkParams {
+            constant: true,
+            ..NetworkParams::lv08()
+        }
+    }
+
+    /// How long a comm of `bytes` lasts under the Constant model: the latency factor, whatever
+    /// its size (a comm of no byte included).
+    pub fn constant_duration(&self) -> f64 {
+        self.latency_factor
+    }
+
+    /// Refuses a platform the Constant model cannot run on: SimGrid 3.32 aborts on the first
+    /// link such a platform declares (`NetworkConstantModel::create_link`), so gridsim refuses
+    /// it rather than leave the links silently unused. Other models take any platform.
+    pub fn check_platform(&self, platform: &crate::platform::Platform) -> Result<(), ConfigError> {
+        if self.constant {
+            if let Some(link) = platform.links.first() {
+                return Err(ConfigError::BadValue {
+                    key: "network/model".into(),
+                    value: "Constant".into(),
+                    why: format!(
+                        "the Constant model has no links, and the platform declares link '{}' \
+                         (remove every link, cluster and backbone, and use routing=\"None\", as \
+                         SimGrid requires)",
+                        link.name
+                    ),
+                });
+            }
+        }
+        Ok(())
     }
 
     /// SimGrid 3.32's SMPI model: LV08 with `weight_s` 8775 and its default size-dependent
@@ -221,28 +274,27 @@ impl NetworkParams {
     }
 
     /// Parameters from a platform's `network/*` and `smpi/*` settings; other keys are ignored
-    /// (they belong to other models). Starts from `network/model` (LV08, CM02, SMPI or raw;
-    /// default LV08).
+    /// (they belong to other models). Starts from `network/model` (LV08, CM02, SMPI, Constant or
+    /// raw; default LV08). Under Constant only `network/latency-factor` is read, so any other
+    /// `network/*` setting is refused.
     pub fn from_config(config: &BTreeMap<String, String>) -> Result<NetworkParams, ConfigError> {
         let model = config.get("network/model").map(String::as_str);
         let mut params = match model {
             None | Some("LV08") => NetworkParams::lv08(),
             Some("CM02") => NetworkParams::cm02(),
             Some("SMPI") => NetworkParams::smpi(),
+            Some("Constant") => NetworkParams::constant(),
             Some("raw") => NetworkParams::raw(),
             Some(other) => {
                 let why = match other {
-                    "Constant" => "expected LV08, CM02, SMPI or raw (the Constant model, where every \
-                                   comm takes the same time, is not implemented)"
-                        .to_string(),
-                    "NS3" | "ns-3" => "expected LV08, CM02, SMPI or raw: ns-3 is a packet-level simulator, \
+                    "NS3" | "ns-3" => "expected LV08, CM02, SMPI, Constant or raw: ns-3 is a packet-level simulator, \
                                        out of the scope of gridsim's flow-level max-min model, which does \
                                        not reproduce its timings"
                         .to_string(),
-                    "IB" => "expected LV08, CM02, SMPI or raw (SimGrid's InfiniBand model is not \
+                    "IB" => "expected LV08, CM02, SMPI, Constant or raw (SimGrid's InfiniBand model is not \
                              implemented)"
                         .to_string(),
-                    _ => "expected LV08, CM02, SMPI or raw".to_string(),
+                    _ => "expected LV08, CM02, SMPI, Constant or raw".to_string(),
                 };
                 return Err(ConfigError::BadValue {
                     key: "network/model".into(),
@@ -296,6 +348,15 @@ impl NetworkParams {
             };
             match key.as_str() {
                 "network/model" => {}
+                k if params.constant && k != "network/latency-factor" => {
+                    return Err(ConfigError::BadValue {
+                        key: key.clone(),
+                        value: value.clone(),
+                        why: "the Constant network model reads only network/latency-factor (the duration of \
+                              every comm)"
+                            .into(),
+                    })
+                }
                 "network/latency-factor" | "network/bandwidth-factor" if smpi => {
                     return Err(ConfigError::BadValue {
                         key: key.clone(),

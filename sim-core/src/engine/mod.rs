@@ -220,6 +220,7 @@ impl Engine {
     /// `exact`).
     pub fn new(platform: Arc<Platform>) -> Result<Engine, ConfigError> {
         let params = NetworkParams::from_config(&platform.config)?;
+        params.check_platform(&platform)?;
         let mode = SharingMode::from_config(&platform.config)?;
         power::check_power(&platform)?;
         Ok(Engine::with_options(platform, params, mode))
@@ -397,7 +398,11 @@ impl Engine {
 
     /// Sends `bytes` from `src` to `dst`. Fails with an error naming both hosts when the platform
     /// has no route between them; fails later (a notification) if an endpoint or a link is off.
+    /// Under the Constant model no route is looked up (see [`Engine::start_constant_comm`]).
     pub fn start_comm(&mut self, src: HostId, dst: HostId, bytes: f64, tag: u64) -> Result<ActivityId, RouteError> {
+        if self.params.constant {
+            return Ok(self.start_constant_comm(src, dst, bytes, tag));
+        }
         let route = self.cached_route(src, dst)?;
         let kind = ActivityKind::Comm { src, dst };
         let bytes = bytes.max(0.0);
@@ -441,6 +446,35 @@ impl Engine {
             self.start_data_phase(slot);
         }
         Ok(id)
+    }
+
+    /// A comm under SimGrid 3.32's Constant model (`NetworkConstantAction`): it ends
+    /// `latency_factor` seconds after its start whatever its size, takes no share of anything
+    /// and needs no route; its remaining bytes decrease at a constant rate over that time, as
+    /// SimGrid's `update_remains` takes them. It fails, as any comm, when an endpoint is off.
+    /// SimGrid's step-by-step bookkeeping may end it later than that (see `docs/platforms.md`);
+    /// this is the date its model intends.
+    fn start_constant_comm(&mut self, src: HostId, dst: HostId, bytes: f64, tag: u64) -> ActivityId {
+        let kind = ActivityKind::Comm { src, dst };
+        let bytes = bytes.max(0.0);
+        let (id, slot) = self.new_activity(kind, tag, bytes);
+        for host in [src, dst] {
+            if !self.hosts[host.0 as usize].on {
+                self.fail(slot, FailureCause::HostOff(host));
+                return id;
+            }
+        }
+        let duration = self.params.constant_duration();
+        let now = self.now;
+        let act = &mut self.activities[slot as usize];
+        act.phase = Phase::Running;
+        act.last_update = now;
+        // A comm that ends at once has nothing to progress; a positive duration spreads the
+        // bytes evenly over it, so `remaining` reads SimGrid's linear decrease.
+        act.rate = if duration > 0.0 { bytes / duration } else { 0.0 };
+        let generation = act.generation;
+        self.schedule(now + duration.max(0.0), QueuedEvent::completion(slot, generation));
+        id
     }
 
     /// Reads or writes `bytes` on `disk`.
@@ -965,7 +999,9 @@ impl Engine {
                         ActivityKind::Comm { src, dst } => {
                             state[src.0 as usize]
                                 || state[dst.0 as usize]
-                                || self
+                                // A Constant comm has no route (and its platform no link).
+                                || !self.params.constant
+                                    && self
                                     .route_lists
                                     .uses(self.routes[act.route as usize].uses)
                                     .iter()

@@ -896,3 +896,88 @@ fn after_a_skip_activities_see_the_values_and_the_order_they_would_have_seen() {
     assert_eq!(late, shifted);
     assert!(late_steps < 2 * IDLE_PROFILE_RUN, "{late_steps} events");
 }
+
+/// Hosts `a`, `b` and `c` in a zone without routes, under the Constant model with these
+/// `network/*` settings.
+fn constant_platform(settings: &[(&str, &str)]) -> Platform {
+    let mut p = Platform::new();
+    for name in ["a", "b", "c"] {
+        p.add_host(Host::new(name, 1e9)).unwrap();
+    }
+    p.config.insert("network/model".into(), "Constant".into());
+    for &(key, value) in settings {
+        p.config.insert(key.into(), value.into());
+    }
+    p
+}
+
+#[test]
+fn constant_model_comms_last_the_latency_factor_whatever_their_size() {
+    // SimGrid 3.32's NetworkConstantAction: latency = network/latency-factor (default 13.01),
+    // no route (none is declared here), no sharing: each comm ends at its start + 13.01, in
+    // the order they started.
+    let p = constant_platform(&[]);
+    let (a, b, c) = (HostId(0), HostId(1), HostId(2));
+    let mut e = Engine::new(Arc::new(p)).unwrap();
+    e.start_comm(a, b, 1e9, 1).unwrap();
+    e.start_comm(a, b, 1.0, 2).unwrap();
+    e.start_comm(c, c, 0.0, 3).unwrap();
+    assert_eq!(drain(&mut e), [(1, 13.01, true), (2, 13.01, true), (3, 13.01, true)]);
+}
+
+#[test]
+fn constant_model_remaining_bytes_fall_linearly() {
+    // SimGrid's update_remains takes bytes * delta / latency factor off at every step: with a
+    // factor of 2.5, 1e6 bytes lose 4e5 per second, so 5e5 are left at 1.25 s; the comm ends at
+    // 2.5 s.
+    let p = constant_platform(&[("network/latency-factor", "2.5")]);
+    let mut e = Engine::new(Arc::new(p)).unwrap();
+    let comm = e.start_comm(HostId(0), HostId(1), 1e6, 1).unwrap();
+    e.sleep(1.25, 2);
+    assert!(matches!(
+        e.next_notification(),
+        Some(Notification::Completed { tag: 2, .. })
+    ));
+    assert_eq!(e.remaining(comm), Some(5e5));
+    assert_eq!(drain(&mut e), [(1, 2.5, true)]);
+}
+
+#[test]
+fn constant_model_comm_fails_when_an_endpoint_turns_off() {
+    // A 2 s comm b -> a from 0 with b turning off at 0.5 (a state profile) fails then; a comm
+    // started while b is off fails at once; with a factor of 0 a comm ends at its start.
+    let mut p = constant_platform(&[("network/latency-factor", "2")]);
+    p.hosts[1].state_profile = Some(Profile::new(vec![(0.5, 0.0)], None).unwrap());
+    let mut e = Engine::new(Arc::new(p)).unwrap();
+    e.start_comm(HostId(1), HostId(0), 1e3, 1).unwrap();
+    e.start_comm(HostId(0), HostId(2), 1e3, 2).unwrap();
+    assert_eq!(
+        e.next_notification()
+            .map(|n| matches!(n, Notification::Failed { tag: 1, .. })),
+        Some(true)
+    );
+    assert_eq!(e.now().secs(), 0.5);
+    e.start_comm(HostId(0), HostId(1), 1e3, 3).unwrap();
+    assert_eq!(drain(&mut e), [(3, 0.5, false), (2, 2.0, true)]);
+
+    let p = constant_platform(&[("network/latency-factor", "0")]);
+    let mut e = Engine::new(Arc::new(p)).unwrap();
+    e.start_comm(HostId(0), HostId(1), 1e3, 1).unwrap();
+    assert_eq!(drain(&mut e), [(1, 0.0, true)]);
+}
+
+#[test]
+fn constant_model_refuses_links_and_other_network_settings() {
+    // SimGrid aborts on the first link of a Constant platform; the model reads only
+    // network/latency-factor, so any other network setting would be silently unused.
+    let (mut p, _, _) = chain(&TWO_LINKS);
+    p.config.insert("network/model".into(), "Constant".into());
+    let err = Engine::new(Arc::new(p)).err().expect("refused").to_string();
+    assert!(err.contains("network/model") && err.contains("link 'l0'"), "{err}");
+    let p = constant_platform(&[("network/TCP-gamma", "0")]);
+    let err = Engine::new(Arc::new(p)).err().expect("refused").to_string();
+    assert!(
+        err.contains("network/TCP-gamma") && err.contains("only network/latency-factor"),
+        "{err}"
+    );
+}
