@@ -191,8 +191,8 @@ impl NetworkParams {
         }
     }
 
-    /// How long a comm of `bytes` lasts under the Constant model: the latency factor, whatever
-    /// its size (a comm of no byte included).
+    /// How long every comm lasts under the Constant model: the latency factor, whatever its
+    /// size (a comm of no byte included).
     pub fn constant_duration(&self) -> f64 {
         self.latency_factor
     }
