@@ -8,10 +8,12 @@
 //! * [`network`]: the LV08 network model's parameters.
 //! * [`engine`]: clock, resources and activities; [`app`]: the run loop.
 //! * [`budget`]: a run's resource guards (event budget, stop flag).
+//! * [`energy`]: host power as SimGrid's host energy plugin models it.
 #![warn(missing_docs)]
 
 pub mod app;
 pub mod budget;
+pub mod energy;
 pub mod engine;
 pub mod network;
 pub mod platform;

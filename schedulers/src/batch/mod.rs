@@ -61,6 +61,9 @@
 //! Lublin–Feitelson model ([`synthetic`]), the platform's host state profiles, metrics (wait, response, bounded slowdown, utilisation,
 //! requeues and failures) and the per-job and per-host tables.
 
+pub mod energy;
+#[cfg(test)]
+mod energy_tests;
 pub mod family;
 pub mod policy;
 pub mod profile;
@@ -84,6 +87,6 @@ crate::policies!(dyn policy::BatchPolicy;
 
 pub use policy::{BatchPolicy, BatchView, QueuedJob, RunningJob};
 pub use sim::{
-    simulate, simulate_on, simulate_with_speeds, Availability, BatchJob, FinalState, JobResult, OnFailure, Outcome,
-    SimConfig,
+    simulate, simulate_on, simulate_powered, simulate_with_speeds, Availability, BatchJob, FinalState, JobResult,
+    OnFailure, Outcome, PowerChange, PowerSaving, PowerState, SimConfig,
 };
