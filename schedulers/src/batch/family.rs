@@ -57,6 +57,31 @@
 //! *incomplete*: it reports how many jobs never started and no metric, since a run that could
 //! not finish its work never reports a number as if it had.
 //!
+//! # Energy
+//!
+//! When every host of the platform has SimGrid's power properties (`wattage_per_state`, and
+//! `wattage_off`, 0 when absent), the run reports each host's joules from 0 to the makespan
+//! ([`super::energy`]): SimGrid 3.32's host energy model at pstate 0 (the platform keeps only the
+//! speed in use, not which pstate the XML selected, so a host listing several ranges is drawn
+//! at its first), full load while a job holds the host (with `unit = "core"`, the share of its
+//! cores held), idle power while on with no job, `wattage_off` while off or down. A platform with
+//! no power property reports no energy metric, and a run asking for the `energy` or `power`
+//! table there is refused: no power model is made up. A platform where some hosts have one and
+//! others not is refused.
+//!
+//! `idle_off_s > 0` switches a host off once it has been idle that long, unless the queued jobs
+//! need its units (the units they need together exceed the free and booting units without
+//! it: EASY holding idle hosts for its head job keeps them on); the host shuts down for
+//! `shutdown_s`, then is off. When the queued jobs need more units than are free or booting,
+//! off hosts are booted, lowest-numbered first, as many as cover the shortfall (a host still
+//! shutting down boots as soon as it is off), and take jobs `boot_s` later. Until then their
+//! units are neither free nor up for the policy ([`super::policy::BatchView::booting`] counts
+//! them), so jobs wait for the boot and the wait metrics show it. Booting and shutting down draw
+//! `boot_w` and `shutdown_w`. The defaults (150 s at 120 W, 7 s at 110 W) are SimGrid 3.32's
+//! `energy_boot` example, which models them as zero-speed pstates with those figures (18,000 J
+//! and 770 J) and calls them educated guesses to be replaced by measurements of a real machine.
+//! Not combined with host state profiles: a host would have two sources of down periods.
+//!
 //! # Metrics
 //!
 //! Over the jobs that ran to an end of their own (completed, or killed at their request; not
@@ -75,7 +100,10 @@
 //! executions a failure killed included (`final_state` `COMPLETED_KILLED`, Batsim's name for a
 //! job killed before its end, with which a Batsim scheduler requeues one), so a Gantt chart
 //! shows them. `downtime`: one row per unit and period its host is down, up to the makespan,
-//! which a timeline figure hatches behind the executions (its `down` table).
+//! which a timeline figure hatches behind the executions (its `down` table). `energy`: one row
+//! per host, its time busy, idle, booting, shutting down and off, and its joules. `power`: the
+//! platform's watts from each date at which they change, with the joules drawn until then (a
+//! `kind = "step"` figure).
 
 use std::collections::BTreeMap;
 
