@@ -205,3 +205,34 @@ fn refusals_name_what_is_wrong() {
         "{e}"
     );
 }
+
+#[test]
+fn step_figures_draw_one_run_per_series() {
+    let (_dir, platform, log) = setup(POWERED);
+    let base = experiment(&platform, &log, "idle_off_s = [0, 60]", "\"power\"");
+    let step = |extra: &str| {
+        format!(
+            "{base}[[figures]]\nname = \"p\"\nkind = \"step\"\nsource = \"power\"\nx = \"time_s\"\ny = \"watts\"\n\
+             series = \"idle_off_s\"\n{extra}"
+        )
+    };
+    load(&step("")).unwrap_or_else(|e| panic!("{e}"));
+    let refused = |text: &str, want: &str| {
+        let e = load(text).err().map(|e| e.to_string()).unwrap_or_default();
+        assert!(e.contains(want), "lacks '{want}': {e}");
+    };
+    refused(
+        &step("").replace("source = \"power\"\n", ""),
+        "a step line draws the rows of a per-run table",
+    );
+    refused(&step("x_log = true"), "a step line has a linear x axis");
+    refused(&step("error_bars = false"), "a step line draws one run per series");
+    refused(
+        &step("").replace("series = \"idle_off_s\"\n", ""),
+        "column 'idle_off_s' varies (0, 60) but is not series or panels",
+    );
+    refused(
+        &step("").replace("name = \"t\"\n", "name = \"t\"\nreplications = 2\n"),
+        "column 'replication' varies (0, 1)",
+    );
+}

@@ -195,6 +195,77 @@ mod tests {
         points.iter().map(|p| (p.x, p.mean)).collect()
     }
 
+    fn figure(extra: &str) -> FigureSpec {
+        toml::from_str(&format!(
+            "name = 'p'\nkind = 'step'\nsource = 'power'\nx = 'time_s'\ny = 'watts'\nseries = 'idle_off_s'\n{extra}"
+        ))
+        .unwrap()
+    }
+
+    fn keys() -> RunColumns<'static> {
+        let keys: Vec<String> = vec![
+            "idle_off_s".into(),
+            "scheduler".into(),
+            "replication".into(),
+            "seed".into(),
+        ];
+        RunColumns {
+            keys: Box::leak(keys.into_boxed_slice()),
+            scheduler_params: &[],
+        }
+    }
+
+    /// A `power` table: idle_off_s, scheduler, replication, time_s, watts.
+    fn table(rows: &[(&str, u32, f64, f64)]) -> CsvTable {
+        let mut t = CsvTable::new(
+            ["run", "idle_off_s", "scheduler", "replication", "time_s", "watts"]
+                .iter()
+                .map(|s| s.to_string())
+                .collect(),
+        );
+        for &(off, rep, x, y) in rows {
+            t.rows.push(vec![
+                "0".into(),
+                off.into(),
+                "EASY".into(),
+                rep.to_string(),
+                x.to_string(),
+                y.to_string(),
+            ]);
+        }
+        t
+    }
+
+    #[test]
+    fn one_step_line_per_run() {
+        let t = table(&[
+            ("0", 0, 0.0, 400.0),
+            ("0", 0, 20.0, 300.0),
+            ("60", 0, 0.0, 400.0),
+            ("60", 0, 80.0, 310.0),
+        ]);
+        let data = prepare(&figure("labels = { '0' = 'never' }"), &t, keys(), "power.csv").unwrap();
+        assert!(data.steps);
+        assert_eq!(data.series_names, vec!["never", "60"]);
+        let lines: Vec<Vec<(f64, f64)>> = data.panels[0].series.iter().map(|s| xy(&s.points)).collect();
+        assert_eq!(
+            lines,
+            vec![
+                vec![(0.0, 400.0), (20.0, 400.0), (20.0, 300.0)],
+                vec![(0.0, 400.0), (80.0, 400.0), (80.0, 310.0)],
+            ]
+        );
+        // Two replications in one series: refused, naming the column.
+        let two = table(&[("0", 0, 0.0, 1.0), ("0", 1, 0.0, 2.0)]);
+        let err = prepare(&figure(""), &two, keys(), "power.csv").unwrap_err().to_string();
+        assert!(err.contains("more than one run (replication = 0 and 1)"), "{err}");
+        // A window no step reaches.
+        let err = prepare(&figure("x_range = [100, 200]"), &t, keys(), "power.csv")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("no step of power.csv reaches into its x_range"), "{err}");
+    }
+
     #[test]
     fn corners_of_a_step_line() {
         // 400 W from 0, 300 from 20, 310 from 80, end at 100: horizontal to each next date,
