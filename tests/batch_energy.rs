@@ -1,7 +1,10 @@
 //! The batch family's energy end to end through experiment files: a hand-worked schedule with
 //! idle hosts switched off and booted (the arithmetic is in the comments), the same jobs with
 //! hosts always on, and the refusals (power tables without power properties, boot and shutdown
-//! settings without idle_off_s, half-modelled platforms, bad property values).
+//! settings without idle_off_s, half-modelled platforms, bad property values), step figures'
+//! checks, and each host's joules against SimGrid 3.32's host energy plugin replaying the same
+//! activity (`scripts/simgrid_energy_peer.py`; needs python3-simgrid, as the SimGrid agreement
+//! tests do).
 
 use std::path::{Path, PathBuf};
 
@@ -235,4 +238,144 @@ fn step_figures_draw_one_run_per_series() {
         &step("").replace("name = \"t\"\n", "name = \"t\"\nreplications = 2\n"),
         "column 'replication' varies (0, 1)",
     );
+}
+
+/// Runs `jobs` under `policy` on `hosts` one-core hosts ("100:120:200" W, off 10 W), switching
+/// idle hosts off after 60 s when `idle_off`, and returns gridsim's joules per host and SimGrid
+/// 3.32's for the same host activity (`scripts/simgrid_energy_peer.py`: SimGrid's host energy
+/// plugin, boot and shutdown as zero-speed pstates as in its energy_boot example).
+fn against_simgrid(
+    jobs: &[schedulers::batch::BatchJob],
+    hosts: u32,
+    policy: &str,
+    idle_off: bool,
+) -> (Vec<f64>, Vec<f64>) {
+    use schedulers::batch::energy::{account, Machine};
+    use schedulers::batch::{simulate_powered, JobResult, PowerSaving, PowerState, SimConfig};
+    use sim_core::energy::{HostPower, PowerRange};
+
+    let config = SimConfig {
+        units: hosts,
+        kill_at_walltime: true,
+    };
+    let saving = idle_off.then(|| PowerSaving {
+        hosts: (0..hosts).map(|h| h..h + 1).collect(),
+        idle_off_s: 60.0,
+        boot_s: 150.0,
+        shutdown_s: 7.0,
+    });
+    let mut p = schedulers::batch::registry::build(policy, &Default::default()).unwrap();
+    let out = simulate_powered(jobs, config, None, None, saving.as_ref(), p.as_mut()).unwrap();
+    let end = out.jobs.iter().map(|r| r.end_s).fold(0.0, f64::max);
+    let model = HostPower {
+        ranges: vec![PowerRange {
+            idle: 100.0,
+            epsilon: 120.0,
+            full: 200.0,
+        }],
+        off: 10.0,
+    };
+    let models: Vec<(HostPower, u32)> = (0..hosts).map(|_| (model.clone(), 1)).collect();
+    let unit_host: Vec<u32> = (0..hosts).collect();
+    let machine = Machine {
+        hosts: &models,
+        unit_host: &unit_host,
+        boot_w: 120.0,
+        shutdown_w: 110.0,
+    };
+    let executions: Vec<&JobResult> = out.jobs.iter().chain(&out.requeued).collect();
+    let (energy, _) = account(&machine, &executions, &[], &out.power, end);
+    let ours: Vec<f64> = energy.iter().map(|e| e.joules()).collect();
+
+    let mut spec = serde_json::json!({
+        "speed": 1e6, "end": end, "boot_w": 120.0, "shutdown_w": 110.0,
+        "hosts": (0..hosts).map(|h| serde_json::json!({
+            "name": format!("h{h}"), "wattage_per_state": "100:120:200", "wattage_off": 10.0
+        })).collect::<Vec<_>>(),
+    });
+    let mut execs = Vec::new();
+    for r in &executions {
+        for &(a, b) in &r.units {
+            for u in a..=b {
+                execs.push(serde_json::json!({"host": u, "start": r.start_s, "end": r.end_s}));
+            }
+        }
+    }
+    spec["executions"] = execs.into();
+    let name = |s: PowerState| match s {
+        PowerState::On => "On",
+        PowerState::ShuttingDown => "ShuttingDown",
+        PowerState::Off => "Off",
+        PowerState::Booting => "Booting",
+    };
+    spec["power"] = out
+        .power
+        .iter()
+        .map(|c| serde_json::json!({"host": c.host, "date": c.date, "state": name(c.state)}))
+        .collect::<Vec<_>>()
+        .into();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("spec.json");
+    std::fs::write(&path, spec.to_string()).unwrap();
+    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("scripts/simgrid_energy_peer.py");
+    let run = std::process::Command::new("/usr/bin/python3")
+        .arg(&script)
+        .arg(&path)
+        .output()
+        .expect("/usr/bin/python3 must exist (install python3-simgrid: scripts/test.sh does)");
+    assert!(
+        run.status.success(),
+        "the SimGrid energy peer failed (is python3-simgrid installed? scripts/test.sh installs it):\n{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let theirs: serde_json::Value = serde_json::from_slice(&run.stdout).unwrap();
+    let theirs = theirs["joules"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_f64().unwrap())
+        .collect();
+    (ours, theirs)
+}
+
+// The energy of every host agrees with SimGrid 3.32's host energy plugin replaying the same
+// activity (executions at full load, idle, epsilon's jump, boots, shutdowns, off periods), to
+// 1e-6 relative (SimGrid logs joules with 6 decimals), on seeded job lists under three policies.
+// Needs Debian's python3-simgrid, as the SimGrid agreement tests do; without it this fails.
+#[test]
+fn host_energy_agrees_with_simgrid() {
+    let mut state = 12345u64;
+    let mut next = |n: u64| {
+        state = state
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (state >> 33) % n
+    };
+    for case in 0..4u64 {
+        let hosts = 2 + case % 3;
+        let jobs: Vec<schedulers::batch::BatchJob> = (0..25)
+            .map(|i| {
+                let run = next(400) as f64;
+                schedulers::batch::BatchJob {
+                    id: i,
+                    submit_s: next(4000) as f64,
+                    size: 1 + next(hosts) as u32,
+                    request_s: run + next(100) as f64,
+                    runtime_s: run,
+                }
+            })
+            .collect();
+        for policy in ["fcfs", "easy", "conservative"] {
+            for idle_off in [false, true] {
+                let (ours, theirs) = against_simgrid(&jobs, hosts as u32, policy, idle_off);
+                assert_eq!(ours.len(), theirs.len());
+                for (h, (a, b)) in ours.iter().zip(&theirs).enumerate() {
+                    assert!(
+                        (a - b).abs() <= 1e-6 * b.abs().max(1.0),
+                        "case {case} {policy} idle_off {idle_off} host {h}: gridsim {a} J, SimGrid {b} J"
+                    );
+                }
+            }
+        }
+    }
 }

@@ -55,7 +55,7 @@ pub struct PowerStep {
     pub joules: f64,
 }
 
-/// A host's hosts' power model and units, and the watts of booting and shutting down.
+/// The hosts' power models and units, and the watts of booting and shutting down.
 pub struct Machine<'a> {
     /// Each host's power model and its number of units, in platform order.
     pub hosts: &'a [(HostPower, u32)],
