@@ -215,6 +215,10 @@ pub(super) fn check_figures(
                 Some(_) => {}
             }
         }
+        if kind == FigureKind::Step {
+            check_step_runs(rep, fig, &field, &distinct);
+            continue;
+        }
         if kind == FigureKind::Timeline {
             check_timeline_runs(rep, fig, &field, &distinct);
             if let Some(down) = &f.down {
@@ -297,12 +301,12 @@ fn check_kind_fields(
         }
     }
     if let Some(range) = &f.x_range {
-        if kind != FigureKind::Timeline {
+        if !matches!(kind, FigureKind::Timeline | FigureKind::Step) {
             rep.error(
                 range.span(),
                 format!("{field}.x_range"),
                 format!(
-                    "figure '{name}': `x_range` applies only to kind = \"timeline\" (this figure is \"{kind_name}\")"
+                    "figure '{name}': `x_range` applies only to kind = \"timeline\" or \"step\" (this figure is \"{kind_name}\")"
                 ),
             );
         } else if !matches!(range.get_ref().as_slice(), &[from, to] if from.is_finite() && to.is_finite() && from < to)
@@ -323,6 +327,42 @@ fn check_kind_fields(
     }
     match kind {
         FigureKind::Lines => {}
+        FigureKind::Step => {
+            let source = f.source.as_ref().map_or("runs", |s| s.get_ref().as_str());
+            if source == "runs" {
+                let span = f.source.as_ref().map_or(fig.span(), |s| s.span());
+                rep.error(
+                    span,
+                    format!("{field}.source"),
+                    format!(
+                        "figure '{name}': a step line draws the rows of a per-run table; set `source` to a table listed in [outputs] tables ({})",
+                        list(tables)
+                    ),
+                );
+            }
+            let refused = [
+                (
+                    "error_bars",
+                    f.error_bars.is_some(),
+                    "draws one run per series, so it has no error bars",
+                ),
+                (
+                    "min_replications",
+                    f.min_replications.is_some(),
+                    "draws one run per series, so it has no replications to count",
+                ),
+                ("x_log", f.x_log, "has a linear x axis (its steps are intervals of x)"),
+            ];
+            for (what, set, why) in refused {
+                if set {
+                    rep.error(
+                        rep.key_span(fig.span(), what),
+                        format!("{field}.{what}"),
+                        format!("figure '{name}': a step line {why}; remove `{what}`"),
+                    );
+                }
+            }
+        }
         FigureKind::Bars => {
             if f.x_log {
                 rep.error(
@@ -469,6 +509,52 @@ fn check_down(
 
 /// A timeline draws one run per panel: every key column that varies, replications included,
 /// must be `panels` or fixed by `where` to one value.
+/// A step line draws one run per series and panel: every key column that varies (the
+/// replication too) is the series, the panels, or fixed to one value by `where`.
+fn check_step_runs(
+    rep: &mut Reporter<'_>,
+    fig: &Spanned<FigureSpec>,
+    field: &str,
+    distinct: &BTreeMap<&str, BTreeSet<&str>>,
+) {
+    let f = fig.get_ref();
+    let name = f.name.get_ref();
+    let drawn = [
+        Some(f.series.as_ref().map_or("scheduler", |s| s.get_ref().as_str())),
+        f.panels.as_ref().map(|p| p.get_ref().as_str()),
+    ];
+    for (column, values) in distinct {
+        if *column == "seed" || values.len() < 2 || drawn.contains(&Some(*column)) {
+            continue;
+        }
+        let fixed = f
+            .filter
+            .iter()
+            .find(|(k, _)| k.get_ref() == column)
+            .map(|(k, v)| (k, filter_values(v.get_ref())));
+        match fixed {
+            None => rep.error(
+                fig.span(),
+                field,
+                format!(
+                    "figure '{name}': column '{column}' varies ({}) but is not series or panels, and a step line draws one run per series; fix it with `where = {{ {column} = ... }}`",
+                    list(values.iter().take(5))
+                ),
+            ),
+            Some((k, Some(kept))) if kept.len() > 1 => rep.error(
+                k.span(),
+                format!("{field}.where.{column}"),
+                format!(
+                    "figure '{name}': keeps {} values of '{column}' ({}), but a step line draws one run per series; keep one, or make '{column}' the series or the panels",
+                    kept.len(),
+                    list(kept.iter().take(5))
+                ),
+            ),
+            Some(_) => {}
+        }
+    }
+}
+
 fn check_timeline_runs(
     rep: &mut Reporter<'_>,
     fig: &Spanned<FigureSpec>,
