@@ -162,6 +162,33 @@ fn hosts_always_on_give_the_closed_form() {
     assert_eq!(out.metrics["mean_wait_s"], 0.0);
 }
 
+// Both hosts start in pstate 1 of two, whose range is idle 50 W, full 80 W (pstate 0's is 100 and
+// 200 W): the family never changes a pstate, so only pstate 1's range is drawn. Same jobs, hosts
+// always on: makespan 350 s; a busy 100 + 50 s, b busy 20 + 50 s.
+// 2 × 50 W × 350 s + (80 − 50) W × (150 + 70) s = 35,000 + 6,600 = 41,600 J.
+#[test]
+fn energy_is_drawn_at_the_pstate_each_host_starts_in() {
+    let (dir, _, log) = setup(POWERED);
+    let host = |id: &str| {
+        format!(
+            "<host id=\"{id}\" speed=\"1Gf,1Gf\" pstate=\"1\">\
+             <prop id=\"wattage_per_state\" value=\"100.0:200.0, 50.0:80.0\"/>\
+             <prop id=\"wattage_off\" value=\"10\"/></host>"
+        )
+    };
+    let xml = format!(
+        "<?xml version='1.0'?>\n<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n\
+         <platform version=\"4.1\"><zone id=\"z\" routing=\"Full\">{}{}</zone></platform>\n",
+        host("a"),
+        host("b")
+    );
+    let platform = dir.path().join("pstates.xml");
+    std::fs::write(&platform, xml).unwrap();
+    let out = run(&experiment(&platform, &log, "", "\"energy\""));
+    assert_eq!(out.metrics["makespan_s"], 350.0);
+    assert_eq!(out.metrics["energy_j"], 41_600.0);
+}
+
 #[test]
 fn refusals_name_what_is_wrong() {
     // No power property: no energy metric, and the power tables are refused.

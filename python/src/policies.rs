@@ -304,7 +304,13 @@ impl BatchViews {
 
     /// The Python view of `snapshot`.
     pub fn of_snapshot(&mut self, py: Python<'_>, snapshot: &BatchSnapshot) -> PyResult<Py<BatchView>> {
-        let units = (snapshot.now, snapshot.total, snapshot.free, snapshot.up, snapshot.booting);
+        let units = (
+            snapshot.now,
+            snapshot.total,
+            snapshot.free,
+            snapshot.up,
+            snapshot.booting,
+        );
         self.build(py, units, snapshot.queue.iter(), &snapshot.running)
     }
 }

@@ -1,7 +1,8 @@
 //! Energy of a batch run: each host's joules from the run's start (date 0) to its end (the last
 //! job's end), and the platform's power over time.
 //!
-//! A host draws, by SimGrid 3.32's host energy model ([`sim_core::energy`], pstate 0): while on
+//! A host draws, by SimGrid 3.32's host energy model ([`sim_core::energy`], at the model's pstate 0:
+//! the family passes each host's model reduced to the pstate it starts in): while on
 //! with `b` of its `n` units held, `epsilon + (b / n) × (full − epsilon)` watts (one unit per
 //! host: `full` whenever a job runs on it), `idle` while on with none held, `wattage_off` while
 //! off or down (its state profile says 0). Booting and shutting down (`idle_off_s`) draw the

@@ -61,9 +61,8 @@
 //!
 //! When every host of the platform has SimGrid's power properties (`wattage_per_state`, and
 //! `wattage_off`, 0 when absent), the run reports each host's joules from 0 to the makespan
-//! ([`super::energy`]): SimGrid 3.32's host energy model at pstate 0 (the platform keeps only the
-//! speed in use, not which pstate the XML selected, so a host listing several ranges is drawn
-//! at its first), full load while a job holds the host (with `unit = "core"`, the share of its
+//! ([`super::energy`]): SimGrid 3.32's host energy model at the pstate the host starts in (the
+//! family never changes it), full load while a job holds the host (with `unit = "core"`, the share of its
 //! cores held), idle power while on with no job, `wattage_off` while off or down. A platform with
 //! no power property reports no energy metric, and a run asking for the `energy` or `power`
 //! table there is refused: no power model is made up. A platform where some hosts have one and
@@ -374,7 +373,7 @@ const METRICS: &[Named] = &[
     },
     Named {
         name: "energy_j",
-        description: "joules drawn by every host from 0 to the makespan (SimGrid's host energy model, pstate 0; only on platforms whose hosts have wattage_per_state)",
+        description: "joules drawn by every host from 0 to the makespan (SimGrid's host energy model at each host's pstate; only on platforms whose hosts have wattage_per_state)",
     },
     Named {
         name: "idle_energy_j",
@@ -593,7 +592,16 @@ fn prepare(spec: &ParamReader) -> Result<Prepared, RunError> {
                 .into_iter()
                 .flatten()
                 .zip(&platform.hosts)
-                .map(|(m, h)| (m, if cores { h.cores } else { 1 }))
+                // The batch family never changes a host's pstate: only the range of the one it
+                // starts in is ever drawn, kept as the model's pstate 0.
+                .map(|(m, h)| {
+                    let range = m.ranges.get(h.pstate).or(m.ranges.first()).cloned();
+                    let model = HostPower {
+                        ranges: range.into_iter().collect(),
+                        off: m.off,
+                    };
+                    (model, if cores { h.cores } else { 1 })
+                })
                 .collect::<Vec<_>>(),
         )
     } else if let Some(i) = models.iter().position(Option::is_some) {
