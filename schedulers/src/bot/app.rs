@@ -408,7 +408,15 @@ impl Application for MasterWorker {
             .config
             .workers
             .iter()
-            .map(|&h| engine.platform().host(h).speed)
+            .map(|&h| {
+                // A worker's speed at the pstate it runs at: the family may have moved it
+                // from the platform's (DVFS).
+                let host = engine.platform().host(h);
+                match engine.pstate(h) {
+                    p if p == host.pstate => host.speed,
+                    p => host.pstate_speed(p).unwrap_or(host.speed),
+                }
+            })
             .collect();
         for worker in 0..self.config.workers.len() {
             self.send_request(engine, worker);
