@@ -346,3 +346,25 @@ fn one_flow_on_one_link_closed_form() {
     let problems = compare("one_link.json", &ours, &simgrid(&path), &mut worst);
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
+
+#[test]
+fn failed_comms_count_as_simgrid_counts_them() {
+    // one_link.xml ("1:3", 1 MBps, latency 0), no cross traffic. The plugin adds, at each
+    // update, the power drawn then times the time since the last one; a failed comm updates
+    // its links with the comm still on them.
+    //   [0, 1]     idle until the first comm starts:               1 W × 1 s   = 1 J
+    //   [1, 1.5]   it runs alone (usage = bandwidth, 3 W); B turns
+    //              off at 1.5 and fails it, updating with it on:    3 W × 0.5 s = 1.5 J
+    //   [1.5, 3.5] the next comm's start finds the link empty:      1 W × 2 s   = 2 J
+    //   [3.5, 4]   it runs alone; the reverse comm's start at 4:    3 W × 0.5 s = 1.5 J
+    //   [4, 4.2]   both share the link (usage = bandwidth); A turns
+    //              off at 4.2 and fails both:                       3 W × 0.2 s = 0.6 J
+    //   [4.2, 10]  idle until the reading:                          1 W × 5.8 s = 5.8 J
+    // Total 12.4 J.
+    let path = data("one_link_failures.json");
+    let ours = gridsim(&path);
+    assert!(rel(link_joules(&ours, "l"), 12.4) < 1e-12, "{:?}", ours.link_energy);
+    let mut worst = 0.0;
+    let problems = compare("one_link_failures.json", &ours, &simgrid(&path), &mut worst);
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}

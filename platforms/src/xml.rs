@@ -981,7 +981,16 @@ impl<'a, 'input> Ctx<'a, 'input> {
             let (key, value) = self.prop(child)?;
             // SimGrid's link energy plugin reads `wattage_range` and nothing else; see
             // `sim_core::energy` for why the others are refused rather than ignored.
-            let refuse = |reason: String| self.err_at(child, Some("value"), ErrorKind::BadValue { value: value.clone(), reason });
+            let refuse = |reason: String| {
+                self.err_at(
+                    child,
+                    Some("value"),
+                    ErrorKind::BadValue {
+                        value: value.clone(),
+                        reason,
+                    },
+                )
+            };
             match key.as_str() {
                 sim_core::energy::WATTAGE_RANGE if policy == LinkPolicy::SplitDuplex => {
                     return Err(refuse(format!(
@@ -1720,5 +1729,41 @@ mod pstate_tests {
             .unwrap_err()
             .to_string();
         assert!(e.starts_with("p.xml:5:") && e.contains("1 power profile(s)"), "{e}");
+    }
+
+    #[test]
+    fn link_power_is_parsed_and_bad_values_are_reported_at_their_line() {
+        use sim_core::energy::LinkPower;
+        // energy_platform.xml's "bus" link: "1:3".
+        let p = example("energy_platform.xml");
+        let bus = p.link_id("bus").unwrap();
+        assert_eq!(p.links[bus.0 as usize].power, Some(LinkPower { idle: 1.0, busy: 3.0 }));
+        let link = |policy: &str, prop: &str, value: &str| {
+            let text = format!(
+                "<?xml version='1.0'?>\n<platform version=\"4.1\">\n<zone id=\"z\" routing=\"Full\">\n\
+                 <link id=\"l\" bandwidth=\"1MBps\" sharing_policy=\"{policy}\">\n\
+                 <prop id=\"{prop}\" value=\"{value}\"/>\n</link>\n</zone>\n</platform>\n"
+            );
+            crate::parse_simgrid_xml(&text, "p.xml", &mut crate::NoFiles)
+        };
+        let fat = link("FATPIPE", "wattage_range", "2:4").unwrap();
+        assert_eq!(fat.links[0].power, Some(LinkPower { idle: 2.0, busy: 4.0 }));
+        for (policy, prop, value, part) in [
+            ("SHARED", "wattage_range", "1:x", "busy value is not a number"),
+            ("SHARED", "wattage_range", "1:2:3", "must be 'idle:busy'"),
+            (
+                "SHARED",
+                "wattage_off",
+                "10",
+                "not used by SimGrid 3.32's link energy plugin",
+            ),
+            ("SPLITDUPLEX", "wattage_range", "1:3", "SPLITDUPLEX"),
+        ] {
+            let e = link(policy, prop, value).unwrap_err().to_string();
+            assert!(
+                e.starts_with("p.xml:5:") && e.contains("link 'l'") && e.contains(part),
+                "{e}"
+            );
+        }
     }
 }

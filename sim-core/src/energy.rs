@@ -39,9 +39,9 @@
 //!
 //! SimGrid 3.32's link energy plugin (`src/plugins/link_energy.cpp`) does not integrate that
 //! power exactly: it adds `power(now) × (now − last update)`, the power *at the update*, and
-//! updates a link only when a comm crossing it starts or completes (`Comm::on_start`,
-//! `Comm::on_completion`, on the comm's forward route), when the link turns off or on, and when
-//! its energy is read. So a comm's latency phase counts at the power of the flows running when
+//! updates a link only when a comm crossing it starts or ends, completed or failed
+//! (`Comm::on_start`, `Comm::on_completion`, on the comm's forward route), when the link turns
+//! off or on, and when its energy is read. So a comm's latency phase counts at the power of the flows running when
 //! the next update comes, and a rate change that a comm elsewhere causes counts from the
 //! link's last update. gridsim reproduces those update points (`engine/power.rs`), so its joules
 //! are SimGrid's; the exact integral would differ wherever latencies are not 0 or a link's
@@ -451,7 +451,13 @@ mod tests {
         // link_energy.cpp's documentation: "100.0:200.0" draws 100 W idle, 200 W fully loaded
         // and 150 W at 50% load.
         let p = LinkPower::parse("SWITCH1", "100.0:200.0").unwrap();
-        assert_eq!(p, LinkPower { idle: 100.0, busy: 200.0 });
+        assert_eq!(
+            p,
+            LinkPower {
+                idle: 100.0,
+                busy: 200.0
+            }
+        );
         assert_eq!(p.watts(0.0, 125e6 / 8.0), 100.0);
         assert_eq!(p.watts(125e6 / 8.0, 125e6 / 8.0), 200.0);
         assert_eq!(p.watts(125e6 / 16.0, 125e6 / 8.0), 150.0);
@@ -467,7 +473,10 @@ mod tests {
             ("1:inf", "busy value must be a finite number"),
         ] {
             let err = LinkPower::parse("l1", text).unwrap_err();
-            assert!(err.contains("link 'l1'") && err.contains(WATTAGE_RANGE) && err.contains(part), "{text}: {err}");
+            assert!(
+                err.contains("link 'l1'") && err.contains(WATTAGE_RANGE) && err.contains(part),
+                "{text}: {err}"
+            );
         }
     }
 }

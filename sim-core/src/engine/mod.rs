@@ -409,6 +409,8 @@ impl Engine {
         let kind = ActivityKind::Comm { src, dst };
         let bytes = bytes.max(0.0);
         let (id, slot) = self.new_activity(kind, tag, self.params.comm_work(bytes));
+        // Set before any failure, which updates the powered links of the comm's route.
+        self.activities[slot as usize].route = route;
         for host in [src, dst] {
             if !self.hosts[host.0 as usize].on {
                 self.fail(slot, FailureCause::HostOff(host));
@@ -1188,6 +1190,12 @@ impl Engine {
             tag: act.tag,
             cause,
         };
+        let started_comm =
+            matches!(act.kind, ActivityKind::Comm { .. }) && matches!(act.phase, Phase::Latency | Phase::Running);
+        if started_comm && !self.link_meters.is_empty() {
+            // SimGrid's plugin updates a failed comm's links too, with the comm still on them.
+            self.comm_link_power_update(act.route);
+        }
         self.release(slot);
         self.notes.push_back(note);
     }

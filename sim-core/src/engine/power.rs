@@ -11,7 +11,7 @@
 //!
 //! Links with a power model (`wattage_range`) get a meter too, updated where SimGrid 3.32's
 //! link energy plugin updates (see [`crate::energy`]): for every link of a comm's route when the
-//! comm starts (after its hosts and links were found on) and when it completes, when the link
+//! comm starts and when it completes or fails (with the comm still on the link), when the link
 //! turns off or on, and when its energy is read; each update adds the power drawn *now* (the
 //! link's usage as the last solve left it, before the change at hand re-solves anything) times
 //! the time since the link's last update. Powered links are never left out of comms' variables
@@ -209,7 +209,8 @@ impl Engine {
         }
     }
 
-    /// A comm on cached route `route` starts or completes: updates the route's powered links.
+    /// A comm on cached route `route` starts, completes or fails: updates the route's powered
+    /// links.
     #[inline(never)] // rare: only with powered links
     pub(super) fn comm_link_power_update(&mut self, route: u32) {
         let links = self.routes[route as usize].links;
