@@ -10,7 +10,9 @@
 //! the joules every powered host of the platform consumed from the start to the makespan
 //! (hosts the deployment leaves out still draw their idle power, as in SimGrid's total), and
 //! the `energy` table per host. On a platform without them there is no energy metric (its
-//! cell in runs.csv is empty) and the `energy` table has no rows.
+//! cell in runs.csv is empty) and the `energy` table has no rows. On a platform whose links
+//! carry SimGrid's `wattage_range`, a run also reports `link_energy_j`, the joules all those
+//! links consumed up to the makespan (SimGrid's link energy plugin; docs/energy.md).
 //!
 //! DVFS: `worker_pstate` puts every worker host in that pstate at date 0 (`Engine::set_pstate`,
 //! SimGrid's `Host::set_pstate`); `deadline_s` chooses the pstate instead, the lowest-power one
@@ -131,6 +133,10 @@ const METRICS: &[Named] = &[
     Named {
         name: "deadline_met",
         description: "1 if the makespan was within `deadline_s`, else 0 (only with `deadline_s`)",
+    },
+    Named {
+        name: "link_energy_j",
+        description: "joules all powered links consumed up to the makespan (SimGrid's link energy plugin; only on platforms with `wattage_range` link properties)",
     },
 ];
 
@@ -515,6 +521,9 @@ fn run_with(spec: &RunSpec, external: Option<&ExternalPolicy>) -> Result<RunOutp
         metrics.insert("energy_j".to_string(), total);
     }
     pstate_metrics(&mut metrics, pstate, outcome.makespan);
+    if let Some(joules) = outcome.link_energy_j {
+        metrics.insert("link_energy_j".to_string(), joules);
+    }
     // Both chunk tables start with the worker, its host, the size and the first task, then
     // their dates.
     let row = |worker: usize, size: u64, first: u64, dates: &[f64]| -> Vec<ParamValue> {
@@ -606,6 +615,11 @@ mod energy_tests {
     /// A master `m` and two workers `w1`, `w2` (one core, 1 Gflop/s each) on one 1 GB/s link.
     /// With `power`, the master's `wattage_per_state` is "50:150" and the workers' "100:200".
     fn spec(power: bool) -> RunSpec {
+        spec_with_link(power, None)
+    }
+
+    /// [`spec`], its link with the power model `link_power`.
+    fn spec_with_link(power: bool, link_power: Option<sim_core::energy::LinkPower>) -> RunSpec {
         let mut p = Platform::new();
         let mut ids = Vec::new();
         for (name, watts) in [("m", "50:150"), ("w1", "100:200"), ("w2", "100:200")] {
@@ -615,7 +629,9 @@ mod energy_tests {
             }
             ids.push(p.add_host(h).unwrap());
         }
-        let link = p.add_link(Link::new("l", 1e9, 1e-4)).unwrap();
+        let mut l = Link::new("l", 1e9, 1e-4);
+        l.power = link_power;
+        let link = p.add_link(l).unwrap();
         for &a in &ids {
             for &b in &ids {
                 if a != b {
@@ -692,10 +708,32 @@ mod energy_tests {
     fn no_power_properties_no_energy_metric_and_an_empty_table() {
         let out = BagOfTasks.run(&spec(false)).unwrap();
         assert!(!out.metrics.contains_key("energy_j"));
+        assert!(!out.metrics.contains_key("link_energy_j"));
         assert!(out.tables["energy"].rows.is_empty());
         // The same run with power properties: the schedule does not move.
         let powered = BagOfTasks.run(&spec(true)).unwrap();
         assert_eq!(out.metrics["makespan_s"], powered.metrics["makespan_s"]);
+    }
+
+    #[test]
+    fn link_energy_is_its_power_over_the_makespan() {
+        use sim_core::energy::LinkPower;
+        // With idle = busy the link draws 7 W whatever its load, so whatever its updates the
+        // plugin's sum is 7 W × the makespan T.
+        let flat = BagOfTasks
+            .run(&spec_with_link(false, Some(LinkPower { idle: 7.0, busy: 7.0 })))
+            .unwrap();
+        let t = flat.metrics["makespan_s"];
+        assert!((flat.metrics["link_energy_j"] - 7.0 * t).abs() <= 1e-12 * 7.0 * t);
+        assert!(!flat.metrics.contains_key("energy_j"));
+        // 7 W idle, 9 W busy: the comms load the link part of the time, so the energy lies
+        // strictly between 7 T and 9 T; the schedule does not move.
+        let ranged = BagOfTasks
+            .run(&spec_with_link(false, Some(LinkPower { idle: 7.0, busy: 9.0 })))
+            .unwrap();
+        assert_eq!(ranged.metrics["makespan_s"], t);
+        let j = ranged.metrics["link_energy_j"];
+        assert!(j > 7.0 * t && j < 9.0 * t, "{j} J over {t} s");
     }
 }
 
