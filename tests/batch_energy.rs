@@ -227,11 +227,11 @@ fn refusals_name_what_is_wrong() {
     }
     let e = refusal(&experiment(&powered, &log2, "idle_off_s = -1", "\"jobs\""));
     assert!(e.contains("idle_off_s"), "{e}");
-    // A malformed power property.
+    // A malformed power property: refused when the platform loads, at its line.
     let (_d3, bad, log3) = setup("{ wattage_per_state = \"100:x\" }");
     let e = refusal(&experiment(&bad, &log3, "", "\"jobs\""));
     assert!(
-        e.contains("host 'b'") && e.contains("wattage_per_state") && e.contains("'x'"),
+        e.contains("two.toml:7: host 'b'") && e.contains("wattage_per_state") && e.contains("\"x\""),
         "{e}"
     );
 }
