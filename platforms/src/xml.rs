@@ -887,35 +887,10 @@ impl<'a, 'input> Ctx<'a, 'input> {
             }
         };
         let (src, dst) = (inner_zone("src")?, inner_zone("dst")?);
-        let gateway = |name: &str, z: ZoneId| -> Res<NetPoint> {
-            let value = self.req(node, name)?;
-            let point = self
-                .b
-                .netpoint(value)
-                .filter(|p| !matches!(p, NetPoint::Zone(_)))
-                .ok_or_else(|| {
-                    self.err_at(
-                        node,
-                        Some(name),
-                        ErrorKind::Unknown {
-                            kind: "host or router",
-                            name: value.into(),
-                        },
-                    )
-                })?;
-            if !self.b.platform.routing.is_inside(point, z) {
-                return Err(self.err_at(
-                    node,
-                    Some(name),
-                    ErrorKind::Routing(format!(
-                        "gateway '{value}' is not inside zone '{}'",
-                        self.b.platform.routing.zone_name(z)
-                    )),
-                ));
-            }
-            Ok(point)
-        };
-        let gateways = (gateway("gw_src", src)?, gateway("gw_dst", dst)?);
+        let gateways = (
+            self.gateway_in(node, "gw_src", src)?,
+            self.gateway_in(node, "gw_dst", dst)?,
+        );
         let links = self.link_list(node)?;
         self.b
             .add_bypass_route(zone, NetPoint::Zone(src), NetPoint::Zone(dst), links, Some(gateways))
@@ -1022,6 +997,43 @@ impl<'a, 'input> Ctx<'a, 'input> {
         Ok(())
     }
 
+    /// The host or router that attribute `name` names, with the name.
+    fn host_or_router<'n, 'i: 'n>(&self, node: Node<'n, 'i>, name: &str) -> Res<(NetPoint, &'n str)> {
+        let value = self.req(node, name)?;
+        let point = self
+            .b
+            .netpoint(value)
+            .filter(|p| !matches!(p, NetPoint::Zone(_)))
+            .ok_or_else(|| {
+                self.err_at(
+                    node,
+                    Some(name),
+                    ErrorKind::Unknown {
+                        kind: "host or router",
+                        name: value.into(),
+                    },
+                )
+            })?;
+        Ok((point, value))
+    }
+
+    /// The host or router that attribute `name` of a zone route names, which must lie inside
+    /// zone `z` (the side of the route it is the gateway of).
+    fn gateway_in(&self, node: Node, name: &str, z: ZoneId) -> Res<NetPoint> {
+        let (point, value) = self.host_or_router(node, name)?;
+        if !self.b.platform.routing.is_inside(point, z) {
+            return Err(self.err_at(
+                node,
+                Some(name),
+                ErrorKind::Routing(format!(
+                    "gateway '{value}' is not inside zone '{}'",
+                    self.b.platform.routing.zone_name(z)
+                )),
+            ));
+        }
+        Ok(point)
+    }
+
     fn link_list(&self, node: Node) -> Res<Vec<sim_core::platform::LinkId>> {
         let mut links = Vec::new();
         for child in self.elements(node)? {
@@ -1050,21 +1062,7 @@ impl<'a, 'input> Ctx<'a, 'input> {
 
     /// A host or router directly inside `zone`, named by attribute `name`.
     fn point_in(&self, node: Node, name: &str, zone: ZoneId) -> Res<NetPoint> {
-        let value = self.req(node, name)?;
-        let point = self
-            .b
-            .netpoint(value)
-            .filter(|p| !matches!(p, NetPoint::Zone(_)))
-            .ok_or_else(|| {
-                self.err_at(
-                    node,
-                    Some(name),
-                    ErrorKind::Unknown {
-                        kind: "host or router",
-                        name: value.into(),
-                    },
-                )
-            })?;
+        let (point, value) = self.host_or_router(node, name)?;
         if self.b.platform.routing.zone_of(point) != Some(zone) {
             return Err(self.err_at(
                 node,
@@ -1116,36 +1114,8 @@ impl<'a, 'input> Ctx<'a, 'input> {
             }
         };
         let (src, dst) = (child_zone("src")?, child_zone("dst")?);
-        let gateway = |name: &str, z: ZoneId| -> Res<NetPoint> {
-            let value = self.req(node, name)?;
-            let point = self
-                .b
-                .netpoint(value)
-                .filter(|p| !matches!(p, NetPoint::Zone(_)))
-                .ok_or_else(|| {
-                    self.err_at(
-                        node,
-                        Some(name),
-                        ErrorKind::Unknown {
-                            kind: "host or router",
-                            name: value.into(),
-                        },
-                    )
-                })?;
-            if !self.b.platform.routing.is_inside(point, z) {
-                return Err(self.err_at(
-                    node,
-                    Some(name),
-                    ErrorKind::Routing(format!(
-                        "gateway '{value}' is not inside zone '{}'",
-                        self.b.platform.routing.zone_name(z)
-                    )),
-                ));
-            }
-            Ok(point)
-        };
-        let gw_src = gateway("gw_src", src)?;
-        let gw_dst = gateway("gw_dst", dst)?;
+        let gw_src = self.gateway_in(node, "gw_src", src)?;
+        let gw_dst = self.gateway_in(node, "gw_dst", dst)?;
         let symmetrical = self.symmetrical(node)?;
         let links = self.link_list(node)?;
         self.b

@@ -507,8 +507,6 @@ fn check_down(
     }
 }
 
-/// A timeline draws one run per panel: every key column that varies, replications included,
-/// must be `panels` or fixed by `where` to one value.
 /// A step line draws one run per series and panel: every key column that varies (the
 /// replication too) is the series, the panels, or fixed to one value by `where`.
 fn check_step_runs(
@@ -518,12 +516,55 @@ fn check_step_runs(
     distinct: &BTreeMap<&str, BTreeSet<&str>>,
 ) {
     let f = fig.get_ref();
-    let name = f.name.get_ref();
     let drawn = [
         Some(f.series.as_ref().map_or("scheduler", |s| s.get_ref().as_str())),
         f.panels.as_ref().map(|p| p.get_ref().as_str()),
     ];
+    let kind = OneRunPer {
+        drawing: "a step line draws one run per series",
+        axes: "series or panels",
+        axes_the: "the series or the panels",
+    };
+    check_one_run_per(rep, fig, field, distinct, &drawn, &kind);
+}
+
+/// A timeline draws one run per panel: every key column that varies, replications included,
+/// must be `panels` or fixed by `where` to one value.
+fn check_timeline_runs(
+    rep: &mut Reporter<'_>,
+    fig: &Spanned<FigureSpec>,
+    field: &str,
+    distinct: &BTreeMap<&str, BTreeSet<&str>>,
+) {
+    let drawn = [fig.get_ref().panels.as_ref().map(|p| p.get_ref().as_str())];
+    let kind = OneRunPer {
+        drawing: "a timeline draws one run per panel",
+        axes: "panels",
+        axes_the: "the panels",
+    };
+    check_one_run_per(rep, fig, field, distinct, &drawn, &kind);
+}
+
+/// How a figure kind that draws one run per series or panel names itself in its errors.
+struct OneRunPer {
+    drawing: &'static str,
+    axes: &'static str,
+    axes_the: &'static str,
+}
+
+/// Every key column that varies and is not among `drawn` must be fixed to one value by `where`.
+fn check_one_run_per(
+    rep: &mut Reporter<'_>,
+    fig: &Spanned<FigureSpec>,
+    field: &str,
+    distinct: &BTreeMap<&str, BTreeSet<&str>>,
+    drawn: &[Option<&str>],
+    kind: &OneRunPer,
+) {
+    let f = fig.get_ref();
+    let name = f.name.get_ref();
     for (column, values) in distinct {
+        // The seed follows from the other key columns (and per-run tables do not hold it).
         if *column == "seed" || values.len() < 2 || drawn.contains(&Some(*column)) {
             continue;
         }
@@ -537,59 +578,21 @@ fn check_step_runs(
                 fig.span(),
                 field,
                 format!(
-                    "figure '{name}': column '{column}' varies ({}) but is not series or panels, and a step line draws one run per series; fix it with `where = {{ {column} = ... }}`",
-                    list(values.iter().take(5))
+                    "figure '{name}': column '{column}' varies ({}) but is not {}, and {}; fix it with `where = {{ {column} = ... }}`",
+                    list(values.iter().take(5)),
+                    kind.axes,
+                    kind.drawing
                 ),
             ),
             Some((k, Some(kept))) if kept.len() > 1 => rep.error(
                 k.span(),
                 format!("{field}.where.{column}"),
                 format!(
-                    "figure '{name}': keeps {} values of '{column}' ({}), but a step line draws one run per series; keep one, or make '{column}' the series or the panels",
+                    "figure '{name}': keeps {} values of '{column}' ({}), but {}; keep one, or make '{column}' {}",
                     kept.len(),
-                    list(kept.iter().take(5))
-                ),
-            ),
-            Some(_) => {}
-        }
-    }
-}
-
-fn check_timeline_runs(
-    rep: &mut Reporter<'_>,
-    fig: &Spanned<FigureSpec>,
-    field: &str,
-    distinct: &BTreeMap<&str, BTreeSet<&str>>,
-) {
-    let f = fig.get_ref();
-    let name = f.name.get_ref();
-    let panels = f.panels.as_ref().map(|p| p.get_ref().as_str());
-    for (column, values) in distinct {
-        // The seed follows from the other key columns (and per-run tables do not hold it).
-        if *column == "seed" || values.len() < 2 || panels == Some(*column) {
-            continue;
-        }
-        let fixed = f
-            .filter
-            .iter()
-            .find(|(k, _)| k.get_ref() == column)
-            .map(|(k, v)| (k, filter_values(v.get_ref())));
-        match fixed {
-            None => rep.error(
-                fig.span(),
-                field,
-                format!(
-                    "figure '{name}': column '{column}' varies ({}) but is not panels, and a timeline draws one run per panel; fix it with `where = {{ {column} = ... }}`",
-                    list(values.iter().take(5))
-                ),
-            ),
-            Some((k, Some(kept))) if kept.len() > 1 => rep.error(
-                k.span(),
-                format!("{field}.where.{column}"),
-                format!(
-                    "figure '{name}': keeps {} values of '{column}' ({}), but a timeline draws one run per panel; keep one, or make '{column}' the panels",
-                    kept.len(),
-                    list(kept.iter().take(5))
+                    list(kept.iter().take(5)),
+                    kind.drawing,
+                    kind.axes_the
                 ),
             ),
             // One value (or a malformed entry, reported with the `where` checks).

@@ -418,21 +418,9 @@ pub(crate) fn prepare_groups(
         if !series_names.contains(&series_key) {
             series_names.push(series_key.clone());
         }
-        let pi = match groups.iter().position(|(k, _)| *k == panel_key) {
-            Some(i) => i,
-            None => {
-                groups.push((panel_key, Vec::new()));
-                groups.len() - 1
-            }
-        };
+        let pi = entry_index(&mut groups, panel_key);
         let panel = &mut groups[pi].1;
-        let si = match panel.iter().position(|(k, _)| *k == series_key) {
-            Some(i) => i,
-            None => {
-                panel.push((series_key, Vec::new()));
-                panel.len() - 1
-            }
-        };
+        let si = entry_index(panel, series_key);
         let points = &mut panel[si].1;
         match points.iter_mut().find(|(px, _)| *px == xv) {
             Some((_, ys)) => ys.push(yv),
@@ -1501,5 +1489,17 @@ mod tests {
         assert_eq!(tick_label(0.05), "0.05");
         assert_eq!(tick_label(1234.5678), "1235");
         assert_eq!(tick_label(2e9), "2e9");
+    }
+}
+
+/// The index of `key`'s entry in `entries`, an empty one appended if it has none (figures keep
+/// panels and series in the order their first row shows them).
+pub(crate) fn entry_index<K: PartialEq, V: Default>(entries: &mut Vec<(K, V)>, key: K) -> usize {
+    match entries.iter().position(|(k, _)| *k == key) {
+        Some(i) => i,
+        None => {
+            entries.push((key, V::default()));
+            entries.len() - 1
+        }
     }
 }

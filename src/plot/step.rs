@@ -68,13 +68,7 @@ pub fn prepare(figure: &FigureSpec, table: &CsvTable, columns: RunColumns<'_>, s
         if !series_names.contains(&r[series]) {
             series_names.push(r[series].clone());
         }
-        let pi = match groups.iter().position(|(k, _)| *k == panel_key) {
-            Some(i) => i,
-            None => {
-                groups.push((panel_key, Vec::new()));
-                groups.len() - 1
-            }
-        };
+        let pi = super::entry_index(&mut groups, panel_key);
         let panel = &mut groups[pi].1;
         match panel.iter_mut().find(|(k, _)| *k == r[series]) {
             Some((_, (run, rows))) => {
