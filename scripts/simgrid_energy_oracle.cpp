@@ -1,22 +1,24 @@
 // SimGrid 3.32 side of the energy agreement checks (tests/simgrid_energy.rs): replays a gridsim
-// replay scenario (src/replay.rs) with SimGrid's host energy plugin and prints the same JSON as
-// `gridsim replay`: each activity's completion date and, at the scenario's "energy_at", the
-// joules of every host that has a "wattage_per_state" property.
+// replay scenario (src/replay.rs) with SimGrid's host and link energy plugins and prints the same
+// JSON as `gridsim replay`: each activity's completion date and, at the scenario's "energy_at",
+// the joules of every host that has a "wattage_per_state" property and of every link that has a
+// "wattage_range" property.
 //
 // Build: g++ -O1 -std=c++17 simgrid_energy_oracle.cpp -o oracle -lsimgrid
 // Usage: oracle SCENARIO.json
 //
 // Scenario: {"platform": path relative to the scenario, "config": {SimGrid --cfg items},
 // "energy_at": date, "activities": [{"kind": "exec", "host", "flops", "start"} |
-// {"kind": "pstate", "host", "pstate", "start"} | {"kind": "off" | "on", "host", "start"}]}.
-// Comms are refused: this oracle is about hosts' energy.
+// {"kind": "pstate", "host", "pstate", "start"} | {"kind": "off" | "on", "host", "start"} |
+// {"kind": "comm", "src", "dst", "bytes", "start"}]}.
 //
 // Every action is done by an actor of its own on an extra host added to the root zone, which
 // takes part in nothing else (so turning a scenario host off kills no actor): it sleeps until
 // the action's start, then runs an exec on the scenario host (Exec::set_host; a host failure
-// makes wait() throw, and the exec is reported failed at that date), calls Host::set_pstate,
-// or turns the host off or on. The energy reader sleeps until "energy_at" and reads
-// sg_host_get_consumed_energy of every powered host.
+// makes wait() throw, and the exec is reported failed at that date), sends the bytes from src to
+// dst (Comm::sendto_async), calls Host::set_pstate, or turns the host off or on. The energy reader sleeps until "energy_at" and reads
+// sg_host_get_consumed_energy of every powered host and sg_link_get_consumed_energy of every
+// link with a "wattage_range", in the order Engine::get_all_links gives them (by name).
 
 #include <simgrid/Exception.hpp>
 #include <simgrid/plugins/energy.h>
@@ -186,6 +188,7 @@ public:
 struct Action {
   std::string kind;
   simgrid::s4u::Host* host = nullptr;
+  simgrid::s4u::Host* dst  = nullptr; // a comm's destination; `host` is its source
   double amount            = 0; // flops, or the pstate
   double start             = 0;
 };
@@ -238,6 +241,8 @@ int main(int argc, char** argv)
 
   sg_host_energy_plugin_init();
   simgrid::s4u::Engine engine(&cargc, cargs.data());
+  // After the engine exists: the plugin counts hosts, which makes the engine if none is there.
+  sg_link_energy_plugin_init();
   engine.load_platform(plat);
 
   const Json* energy_at_json = scenario.get("energy_at");
@@ -250,17 +255,28 @@ int main(int argc, char** argv)
   for (size_t i = 0; i < activities->items.size(); i++) {
     const Json& act = activities->items[i];
     const Json* kind = act.get("kind");
-    const Json* host = act.get("host");
-    if (kind == nullptr || kind->kind != Json::String)
+      if (kind == nullptr || kind->kind != Json::String)
       die("activity " + std::to_string(i) + ": field kind must be a string");
-    if (host == nullptr || host->kind != Json::String)
-      die("activity " + std::to_string(i) + ": field host must be a string (comms are not supported)");
     Action a;
     a.kind  = kind->text;
-    a.host  = engine.host_by_name_or_null(host->text);
     a.start = number_of(act, i, "start");
-    if (a.host == nullptr)
-      die("activity " + std::to_string(i) + ": unknown host " + host->text);
+    auto host_of = [&engine, &act, i](const char* key) {
+      const Json* name = act.get(key);
+      if (name == nullptr || name->kind != Json::String)
+        die("activity " + std::to_string(i) + ": field " + key + " must be a string");
+      auto* h = engine.host_by_name_or_null(name->text);
+      if (h == nullptr)
+        die("activity " + std::to_string(i) + ": unknown host " + name->text);
+      return h;
+    };
+    if (a.kind == "comm") {
+      a.host   = host_of("src");
+      a.dst    = host_of("dst");
+      a.amount = number_of(act, i, "bytes");
+      actions.push_back(a);
+      continue;
+    }
+    a.host = host_of("host");
     if (a.kind == "exec")
       a.amount = number_of(act, i, "flops");
     else if (a.kind == "pstate")
@@ -275,6 +291,11 @@ int main(int argc, char** argv)
     if (h->get_property("wattage_per_state") != nullptr)
       powered.push_back(h);
   std::vector<double> joules(powered.size(), -1);
+  std::vector<simgrid::s4u::Link*> ranged;
+  for (auto* l : engine.get_all_links())
+    if (l->get_property("wattage_range") != nullptr)
+      ranged.push_back(l);
+  std::vector<double> link_joules(ranged.size(), -1);
 
   // The launcher host: not powered, never turned off.
   auto* launcher = engine.get_netzone_root()->create_host("__energy_oracle_launcher__", 1.0)->seal();
@@ -285,7 +306,13 @@ int main(int argc, char** argv)
       Action const& a = actions[i];
       simgrid::s4u::this_actor::sleep_until(a.start);
       Outcome& o = outcomes[i];
-      if (a.kind == "exec") {
+      if (a.kind == "comm") {
+        try {
+          simgrid::s4u::Comm::sendto_async(a.host, a.dst, static_cast<uint64_t>(a.amount))->wait();
+        } catch (const simgrid::Exception&) {
+          o.failed = true;
+        }
+      } else if (a.kind == "exec") {
         try {
           simgrid::s4u::this_actor::exec_init(a.amount)->set_host(a.host)->start()->wait();
         } catch (const simgrid::Exception&) {
@@ -303,10 +330,12 @@ int main(int argc, char** argv)
     });
   }
   if (energy_at >= 0)
-    simgrid::s4u::Actor::create("energy-reader", launcher, [energy_at, &powered, &joules]() {
+    simgrid::s4u::Actor::create("energy-reader", launcher, [energy_at, &powered, &joules, &ranged, &link_joules]() {
       simgrid::s4u::this_actor::sleep_until(energy_at);
       for (size_t k = 0; k < powered.size(); k++)
         joules[k] = sg_host_get_consumed_energy(powered[k]);
+      for (size_t k = 0; k < ranged.size(); k++)
+        link_joules[k] = sg_link_get_consumed_energy(ranged[k]);
     });
 
   engine.run();
@@ -325,6 +354,10 @@ int main(int argc, char** argv)
   std::printf("],\n\"energy\": [");
   for (size_t k = 0; energy_at >= 0 && k < powered.size(); k++)
     std::printf("%s\n{\"host\": \"%s\", \"joules\": %.17g}", k == 0 ? "" : ",", powered[k]->get_cname(), joules[k]);
+  std::printf("],\n\"link_energy\": [");
+  for (size_t k = 0; energy_at >= 0 && k < ranged.size(); k++)
+    std::printf("%s\n{\"link\": \"%s\", \"joules\": %.17g}", k == 0 ? "" : ",", ranged[k]->get_cname(),
+                link_joules[k]);
   std::printf("]}\n");
   return 0;
 }

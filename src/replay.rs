@@ -10,7 +10,9 @@
 //! (`Engine::set_pstate`), `off` and `on` turn it off and on (`Engine::set_host_on`); each is
 //! reported done at its start. With `energy_at`, the output also lists, for every host with
 //! power properties, the joules it consumed from 0 to that date (SimGrid's host energy model,
-//! `sim_core::energy`); `tests/simgrid_energy.rs` compares them with SimGrid's plugin.
+//! `sim_core::energy`), and under `link_energy`, by link name as SimGrid lists links, every
+//! link with a `wattage_range` property and its joules (SimGrid's link energy plugin);
+//! `tests/simgrid_energy.rs` compares them with SimGrid's plugins.
 //!
 //! Every replay ends. It runs under an event budget and an optional wall-clock budget, the
 //! `[limits]` of an experiment's runs (`--events`, 1e10 by default, and `--wall-s`: see
@@ -31,7 +33,7 @@ use std::time::Duration;
 use anyhow::{anyhow, Result};
 use serde::{Deserialize, Serialize};
 use sim_core::budget::{self, Stopped};
-use sim_core::platform::{HostId, Platform};
+use sim_core::platform::{HostId, LinkId, Platform};
 use sim_core::{Application, Engine, Notification, SimTime, Simulation, Tag};
 
 use crate::experiment::limits::RunLimits;
@@ -129,6 +131,15 @@ pub struct HostEnergy {
     pub joules: f64,
 }
 
+/// The energy a link consumed up to the scenario's `energy_at`.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct LinkEnergy {
+    /// The link's name.
+    pub link: String,
+    /// Joules from date 0 to `energy_at`.
+    pub joules: f64,
+}
+
 /// All outcomes, in scenario order.
 #[derive(Debug, Serialize, Deserialize)]
 pub struct ReplayOutput {
@@ -137,6 +148,9 @@ pub struct ReplayOutput {
     /// With `energy_at`: every host with power properties, in platform order.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub energy: Vec<HostEnergy>,
+    /// With `energy_at`: every link with a power model, by name.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub link_energy: Vec<LinkEnergy>,
 }
 
 impl ReplayOutput {
@@ -162,6 +176,7 @@ struct Replay<'a> {
     started: &'a mut [bool],
     energy_at: Option<f64>,
     energy: &'a mut Vec<HostEnergy>,
+    link_energy: &'a mut Vec<LinkEnergy>,
 }
 
 /// Kind codes of the replay's [`Tag`]s, whose index is the activity's: its start timer, and the
@@ -193,6 +208,15 @@ impl Application for Replay<'_> {
                         });
                     }
                 }
+                for (i, link) in engine.platform().links.iter().enumerate() {
+                    if let Some(joules) = engine.link_energy_j(LinkId(i as u32)) {
+                        self.link_energy.push(LinkEnergy {
+                            link: link.name.clone(),
+                            joules,
+                        });
+                    }
+                }
+                self.link_energy.sort_by(|a, b| a.link.cmp(&b.link));
             }
             Notification::Completed { tag, .. } if Tag::from(tag).kind() == START => {
                 let i = Tag::from(tag).index();
@@ -545,6 +569,7 @@ pub fn run_with_limits(scenario: &Scenario, platform: Platform, limits: RunLimit
     let engine = Engine::new(Arc::new(platform)).map_err(|e| anyhow!("{e}"))?;
     let mut started = vec![false; plan.len()];
     let mut energy = Vec::new();
+    let mut link_energy = Vec::new();
     let watchdog = Watchdog::default();
     let (finished, watch_stop) = std::sync::mpsc::channel::<()>();
     let outcome = std::thread::scope(|scope| {
@@ -562,6 +587,7 @@ pub fn run_with_limits(scenario: &Scenario, platform: Platform, limits: RunLimit
             started: &mut started,
             energy_at: scenario.energy_at,
             energy: &mut energy,
+            link_energy: &mut link_energy,
         };
         let outcome = budget::run_limited(guards, || {
             Simulation::new(engine, app).run_until(SimTime::INFINITY);
@@ -590,7 +616,11 @@ pub fn run_with_limits(scenario: &Scenario, platform: Platform, limits: RunLimit
         r.failed = true;
         r.error = Some(why);
     }
-    Ok(ReplayOutput { results, energy })
+    Ok(ReplayOutput {
+        results,
+        energy,
+        link_energy,
+    })
 }
 
 /// Why a limit stopped the replay, naming the option that sets it.

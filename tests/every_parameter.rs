@@ -218,7 +218,14 @@ fn every_accepted_parameter_changes_the_run_or_is_refused() {
                 replication: 0,
                 seed: 7,
                 workload,
-                tables: family.tables().iter().map(|t| t.name.to_string()).collect(),
+                // Every table the base platform can give: grid90's hosts have no power
+                // properties, on which the batch family refuses its energy tables.
+                tables: family
+                    .tables()
+                    .iter()
+                    .filter(|t| !(family.name() == "batch" && matches!(t.name, "energy" | "power")))
+                    .map(|t| t.name.to_string())
+                    .collect(),
             };
             for (k, v) in params.iter().chain(&scheduler_needs(family.name(), scheduler.name)) {
                 spec.params.insert(k.to_string(), v.clone());

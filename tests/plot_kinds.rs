@@ -426,7 +426,7 @@ x_log = true
     let Outcome { ok, stderr: err, .. } = gridsim(dir.path(), ["validate", "other.toml"]);
     assert!(!ok);
     for expected in [
-        "figures[0].kind: figure 'a': unknown figure kind 'pie' (valid: lines, bars, timeline)",
+        "figures[0].kind: figure 'a': unknown figure kind 'pie' (valid: lines, bars, timeline, step)",
         "figures[1].x_end: figure 'b': `x_end` applies only to kind = \"timeline\" (this figure is \"lines\")",
         "figures[1].shade: figure 'b': `shade` applies only to kind = \"timeline\"",
         "figures[1].baseline: figure 'b': `baseline` applies only to kind = \"bars\"",

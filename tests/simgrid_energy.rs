@@ -4,7 +4,10 @@
 //! (speed and state profiles on powered hosts), run in gridsim (`gridsim::replay`) and in
 //! SimGrid (`scripts/simgrid_energy_oracle.cpp`, our C++ program against `libsimgrid-dev`,
 //! compiled here); every host's joules must agree to 1e-9 relative, and every completion date
-//! and failure flag too. Closed forms check one host alone.
+//! and failure flag too. Closed forms check one host alone. Link energy likewise: seeded random
+//! comms (contending on several links, through a SPLITDUPLEX and a FATPIPE link, with and
+//! without cross traffic) on `tests/data/energy/links.xml` against SimGrid's link energy
+//! plugin, per link, and a closed form for one flow on one link.
 //!
 //! Needs `g++` and SimGrid's C++ headers and library (run `scripts/test.sh`, which installs
 //! `libsimgrid-dev`). Without them this test fails; it never skips.
@@ -86,6 +89,24 @@ fn compare(name: &str, ours: &ReplayOutput, theirs: &ReplayOutput, worst: &mut f
             }
             (Some(_), Some(_)) => {}
             (x, y) => problems.push(format!("{what}: gridsim {x:?} vs SimGrid {y:?}")),
+        }
+    }
+    let links = |o: &ReplayOutput| o.link_energy.iter().map(|e| e.link.clone()).collect::<Vec<_>>();
+    if links(ours) != links(theirs) {
+        problems.push(format!(
+            "{name}: link energy of {:?}, SimGrid {:?}",
+            links(ours),
+            links(theirs)
+        ));
+    }
+    for (a, b) in ours.link_energy.iter().zip(&theirs.link_energy) {
+        let r = rel(a.joules, b.joules);
+        *worst = worst.max(r);
+        if r > TOLERANCE {
+            problems.push(format!(
+                "{name}: link {}: gridsim {} J, SimGrid {} J (relative {r:.2e})",
+                a.link, a.joules, b.joules
+            ));
         }
     }
     let hosts = |o: &ReplayOutput| o.energy.iter().map(|e| e.host.clone()).collect::<Vec<_>>();
@@ -253,5 +274,97 @@ fn multi_core_host_closed_form() {
     assert!(rel(joules(&ours, "MyHost2"), 5000.0) < 1e-12);
     let mut worst = 0.0;
     let problems = compare("multi_core.json", &ours, &simgrid(&path), &mut worst);
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// A random scenario of comms on `links.xml`: 30 transfers of 10 kB to 2 MB between random
+/// pairs at random dates over about 20 s (so several share links at once), energies at 30 s.
+fn random_comm_scenario(seed: u64, crosstraffic: bool) -> String {
+    const HOSTS: [&str; 4] = ["A", "B", "C", "D"];
+    let mut n = Numbers(seed);
+    let mut acts = Vec::new();
+    for _ in 0..30 {
+        let src = n.below(4);
+        let dst = (src + 1 + n.below(3)) % 4;
+        let start = 20.0 * n.unit();
+        let bytes = (1e4 + 2e6 * n.unit()).round();
+        acts.push(format!(
+            r#"{{"kind": "comm", "src": "{}", "dst": "{}", "bytes": {bytes:e}, "start": {start:?}}}"#,
+            HOSTS[src], HOSTS[dst]
+        ));
+    }
+    format!(
+        "{{\"platform\": \"{}\", \"config\": {{\"network/crosstraffic\": \"{}\"}}, \"energy_at\": 30.0, \
+         \"activities\": [\n  {}\n]}}\n",
+        data("links.xml").display(),
+        if crosstraffic { "yes" } else { "no" },
+        acts.join(",\n  ")
+    )
+}
+
+#[test]
+fn random_comms_agree_with_simgrid_per_link() {
+    let dir = scratch();
+    let (mut problems, mut links, mut worst) = (Vec::new(), 0, 0.0f64);
+    for seed in 1..=6u64 {
+        for crosstraffic in [true, false] {
+            let path = dir.join(format!("links.{seed}.{crosstraffic}.json"));
+            std::fs::write(&path, random_comm_scenario(seed, crosstraffic)).unwrap();
+            let (ours, theirs) = (gridsim(&path), simgrid(&path));
+            // backbone, fat, la and lb; the SPLITDUPLEX link and lc have no wattage_range.
+            assert_eq!(ours.link_energy.len(), 4, "{}", path.display());
+            links += ours.link_energy.len();
+            let name = format!("links.xml seed {seed} crosstraffic {crosstraffic}");
+            problems.extend(compare(&name, &ours, &theirs, &mut worst));
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+    println!("{links} link energies agree with SimGrid to {TOLERANCE:e}; worst relative difference {worst:.2e}");
+}
+
+fn link_joules(out: &ReplayOutput, link: &str) -> f64 {
+    out.link_energy
+        .iter()
+        .find(|e| e.link == link)
+        .expect("link reported")
+        .joules
+}
+
+#[test]
+fn one_flow_on_one_link_closed_form() {
+    // one_link.xml: link "l", 1 MBps, latency 0, "1:3" (energy_platform.xml's test values).
+    // LV08 without cross traffic: one 1e6-byte comm from 1 s runs at the full 1e6 B/s (the
+    // bandwidth factor 0.97 counts its work as 1e6 / 0.97 bytes), so it ends at
+    // T1 = 1 + 1 / 0.97 and the link is fully used meanwhile. Energy at 10 s:
+    // idle × 10 + (busy − idle) × (T1 − 1) = 10 + 2 / 0.97 J.
+    let path = data("one_link.json");
+    let ours = gridsim(&path);
+    assert_eq!(ours.results[0].finish, Some(1.0 + 1.0 / 0.97));
+    let expected = 10.0 + 2.0 / 0.97;
+    assert!(rel(link_joules(&ours, "l"), expected) < 1e-12, "{:?}", ours.link_energy);
+    let mut worst = 0.0;
+    let problems = compare("one_link.json", &ours, &simgrid(&path), &mut worst);
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+#[test]
+fn failed_comms_count_as_simgrid_counts_them() {
+    // one_link.xml ("1:3", 1 MBps, latency 0), no cross traffic. The plugin adds, at each
+    // update, the power drawn then times the time since the last one; a failed comm updates
+    // its links with the comm still on them.
+    //   [0, 1]     idle until the first comm starts:               1 W × 1 s   = 1 J
+    //   [1, 1.5]   it runs alone (usage = bandwidth, 3 W); B turns
+    //              off at 1.5 and fails it, updating with it on:    3 W × 0.5 s = 1.5 J
+    //   [1.5, 3.5] the next comm's start finds the link empty:      1 W × 2 s   = 2 J
+    //   [3.5, 4]   it runs alone; the reverse comm's start at 4:    3 W × 0.5 s = 1.5 J
+    //   [4, 4.2]   both share the link (usage = bandwidth); A turns
+    //              off at 4.2 and fails both:                       3 W × 0.2 s = 0.6 J
+    //   [4.2, 10]  idle until the reading:                          1 W × 5.8 s = 5.8 J
+    // Total 12.4 J.
+    let path = data("one_link_failures.json");
+    let ours = gridsim(&path);
+    assert!(rel(link_joules(&ours, "l"), 12.4) < 1e-12, "{:?}", ours.link_energy);
+    let mut worst = 0.0;
+    let problems = compare("one_link_failures.json", &ours, &simgrid(&path), &mut worst);
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }

@@ -219,6 +219,11 @@ impl Builder {
             .ok_or(ErrorKind::Duplicate { kind: "link", name })
     }
 
+    /// Sets a link's power model (its `wattage_range` property).
+    pub fn set_link_power(&mut self, link: LinkId, power: sim_core::energy::LinkPower) {
+        self.platform.links[link.0 as usize].power = Some(power);
+    }
+
     /// Adds a link; a split-duplex one becomes `<name>_UP` and `<name>_DOWN`. Returns the
     /// (up, down) links, equal unless split-duplex.
     pub fn add_link(
@@ -237,6 +242,7 @@ impl Builder {
             bandwidth_profile: profiles.bandwidth.clone(),
             latency_profile: profiles.latency.clone(),
             state_profile: profiles.state.clone(),
+            power: None,
         };
         match policy {
             LinkPolicy::Shared | LinkPolicy::Fatpipe => {

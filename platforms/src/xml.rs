@@ -893,35 +893,10 @@ impl<'a, 'input> Ctx<'a, 'input> {
             }
         };
         let (src, dst) = (inner_zone("src")?, inner_zone("dst")?);
-        let gateway = |name: &str, z: ZoneId| -> Res<NetPoint> {
-            let value = self.req(node, name)?;
-            let point = self
-                .b
-                .netpoint(value)
-                .filter(|p| !matches!(p, NetPoint::Zone(_)))
-                .ok_or_else(|| {
-                    self.err_at(
-                        node,
-                        Some(name),
-                        ErrorKind::Unknown {
-                            kind: "host or router",
-                            name: value.into(),
-                        },
-                    )
-                })?;
-            if !self.b.platform.routing.is_inside(point, z) {
-                return Err(self.err_at(
-                    node,
-                    Some(name),
-                    ErrorKind::Routing(format!(
-                        "gateway '{value}' is not inside zone '{}'",
-                        self.b.platform.routing.zone_name(z)
-                    )),
-                ));
-            }
-            Ok(point)
-        };
-        let gateways = (gateway("gw_src", src)?, gateway("gw_dst", dst)?);
+        let gateways = (
+            self.gateway_in(node, "gw_src", src)?,
+            self.gateway_in(node, "gw_dst", dst)?,
+        );
         let links = self.link_list(node)?;
         self.b
             .add_bypass_route(zone, NetPoint::Zone(src), NetPoint::Zone(dst), links, Some(gateways))
@@ -941,7 +916,7 @@ impl<'a, 'input> Ctx<'a, 'input> {
 
     /// `<link id bandwidth [latency=0] [sharing_policy] [bandwidth_file] [latency_file]
     /// [state_file]>`. SimGrid 3.32 requires `latency`; here it defaults to 0. `prop` children are
-    /// checked and ignored.
+    /// checked; `wattage_range` gives the link's power model (`sim_core::energy::LinkPower`).
     fn link(&mut self, node: Node) -> Res<()> {
         self.check_attrs(
             node,
@@ -979,16 +954,90 @@ impl<'a, 'input> Ctx<'a, 'input> {
             latency: self.profile_file(node, "latency_file")?,
             state: self.profile_file(node, "state_file")?,
         };
+        let mut power = None;
         for child in self.elements(node)? {
             if tag(child) != "prop" {
                 return Err(self.misplaced(child, node));
             }
-            self.prop(child)?;
+            let (key, value) = self.prop(child)?;
+            // SimGrid's link energy plugin reads `wattage_range` and nothing else; see
+            // `sim_core::energy` for why the others are refused rather than ignored.
+            let refuse = |reason: String| {
+                self.err_at(
+                    child,
+                    Some("value"),
+                    ErrorKind::BadValue {
+                        value: value.clone(),
+                        reason,
+                    },
+                )
+            };
+            match key.as_str() {
+                sim_core::energy::WATTAGE_RANGE if policy == LinkPolicy::SplitDuplex => {
+                    return Err(refuse(format!(
+                        "link '{id}': SimGrid 3.32 gives the two halves of a SPLITDUPLEX link none of its \
+                         properties, so its link energy plugin never counts them; put '{key}' on a SHARED \
+                         or FATPIPE link"
+                    )))
+                }
+                sim_core::energy::WATTAGE_RANGE => {
+                    power = Some(sim_core::energy::LinkPower::parse(id, &value).map_err(refuse)?);
+                }
+                sim_core::energy::WATTAGE_OFF | "watt_range" => {
+                    return Err(refuse(format!(
+                        "link '{id}': property '{key}' is not used by SimGrid 3.32's link energy plugin; \
+                         a link's power is given by '{}' = \"idle:busy\" only",
+                        sim_core::energy::WATTAGE_RANGE
+                    )))
+                }
+                _ => {}
+            }
         }
-        self.b
+        let (link, _) = self
+            .b
             .add_link(id, bandwidth, latency, policy, profiles)
             .map_err(|e| self.err_at(node, Some("id"), e))?;
+        if let Some(power) = power {
+            self.b.set_link_power(link, power);
+        }
         Ok(())
+    }
+
+    /// The host or router that attribute `name` names, with the name.
+    fn host_or_router<'n, 'i: 'n>(&self, node: Node<'n, 'i>, name: &str) -> Res<(NetPoint, &'n str)> {
+        let value = self.req(node, name)?;
+        let point = self
+            .b
+            .netpoint(value)
+            .filter(|p| !matches!(p, NetPoint::Zone(_)))
+            .ok_or_else(|| {
+                self.err_at(
+                    node,
+                    Some(name),
+                    ErrorKind::Unknown {
+                        kind: "host or router",
+                        name: value.into(),
+                    },
+                )
+            })?;
+        Ok((point, value))
+    }
+
+    /// The host or router that attribute `name` of a zone route names, which must lie inside
+    /// zone `z` (the side of the route it is the gateway of).
+    fn gateway_in(&self, node: Node, name: &str, z: ZoneId) -> Res<NetPoint> {
+        let (point, value) = self.host_or_router(node, name)?;
+        if !self.b.platform.routing.is_inside(point, z) {
+            return Err(self.err_at(
+                node,
+                Some(name),
+                ErrorKind::Routing(format!(
+                    "gateway '{value}' is not inside zone '{}'",
+                    self.b.platform.routing.zone_name(z)
+                )),
+            ));
+        }
+        Ok(point)
     }
 
     fn link_list(&self, node: Node) -> Res<Vec<sim_core::platform::LinkId>> {
@@ -1019,21 +1068,7 @@ impl<'a, 'input> Ctx<'a, 'input> {
 
     /// A host or router directly inside `zone`, named by attribute `name`.
     fn point_in(&self, node: Node, name: &str, zone: ZoneId) -> Res<NetPoint> {
-        let value = self.req(node, name)?;
-        let point = self
-            .b
-            .netpoint(value)
-            .filter(|p| !matches!(p, NetPoint::Zone(_)))
-            .ok_or_else(|| {
-                self.err_at(
-                    node,
-                    Some(name),
-                    ErrorKind::Unknown {
-                        kind: "host or router",
-                        name: value.into(),
-                    },
-                )
-            })?;
+        let (point, value) = self.host_or_router(node, name)?;
         if self.b.platform.routing.zone_of(point) != Some(zone) {
             return Err(self.err_at(
                 node,
@@ -1085,36 +1120,8 @@ impl<'a, 'input> Ctx<'a, 'input> {
             }
         };
         let (src, dst) = (child_zone("src")?, child_zone("dst")?);
-        let gateway = |name: &str, z: ZoneId| -> Res<NetPoint> {
-            let value = self.req(node, name)?;
-            let point = self
-                .b
-                .netpoint(value)
-                .filter(|p| !matches!(p, NetPoint::Zone(_)))
-                .ok_or_else(|| {
-                    self.err_at(
-                        node,
-                        Some(name),
-                        ErrorKind::Unknown {
-                            kind: "host or router",
-                            name: value.into(),
-                        },
-                    )
-                })?;
-            if !self.b.platform.routing.is_inside(point, z) {
-                return Err(self.err_at(
-                    node,
-                    Some(name),
-                    ErrorKind::Routing(format!(
-                        "gateway '{value}' is not inside zone '{}'",
-                        self.b.platform.routing.zone_name(z)
-                    )),
-                ));
-            }
-            Ok(point)
-        };
-        let gw_src = gateway("gw_src", src)?;
-        let gw_dst = gateway("gw_dst", dst)?;
+        let gw_src = self.gateway_in(node, "gw_src", src)?;
+        let gw_dst = self.gateway_in(node, "gw_dst", dst)?;
         let symmetrical = self.symmetrical(node)?;
         let links = self.link_list(node)?;
         self.b
@@ -1698,5 +1705,41 @@ mod pstate_tests {
             .unwrap_err()
             .to_string();
         assert!(e.starts_with("p.xml:5:") && e.contains("1 power profile(s)"), "{e}");
+    }
+
+    #[test]
+    fn link_power_is_parsed_and_bad_values_are_reported_at_their_line() {
+        use sim_core::energy::LinkPower;
+        // energy_platform.xml's "bus" link: "1:3".
+        let p = example("energy_platform.xml");
+        let bus = p.link_id("bus").unwrap();
+        assert_eq!(p.links[bus.0 as usize].power, Some(LinkPower { idle: 1.0, busy: 3.0 }));
+        let link = |policy: &str, prop: &str, value: &str| {
+            let text = format!(
+                "<?xml version='1.0'?>\n<platform version=\"4.1\">\n<zone id=\"z\" routing=\"Full\">\n\
+                 <link id=\"l\" bandwidth=\"1MBps\" sharing_policy=\"{policy}\">\n\
+                 <prop id=\"{prop}\" value=\"{value}\"/>\n</link>\n</zone>\n</platform>\n"
+            );
+            crate::parse_simgrid_xml(&text, "p.xml", &mut crate::NoFiles)
+        };
+        let fat = link("FATPIPE", "wattage_range", "2:4").unwrap();
+        assert_eq!(fat.links[0].power, Some(LinkPower { idle: 2.0, busy: 4.0 }));
+        for (policy, prop, value, part) in [
+            ("SHARED", "wattage_range", "1:x", "busy value is not a number"),
+            ("SHARED", "wattage_range", "1:2:3", "must be 'idle:busy'"),
+            (
+                "SHARED",
+                "wattage_off",
+                "10",
+                "not used by SimGrid 3.32's link energy plugin",
+            ),
+            ("SPLITDUPLEX", "wattage_range", "1:3", "SPLITDUPLEX"),
+        ] {
+            let e = link(policy, prop, value).unwrap_err().to_string();
+            assert!(
+                e.starts_with("p.xml:5:") && e.contains("link 'l'") && e.contains(part),
+                "{e}"
+            );
+        }
     }
 }

@@ -113,6 +113,8 @@ pub struct BatchView {
     pub free: u32,
     /// Units up now (free or held).
     pub up: u32,
+    /// Units booting (hosts switched off when idle, booted for the queue): neither free nor up.
+    pub booting: u32,
     /// Queued jobs by submit date then id (a list of `QueuedJob` named tuples).
     pub queue: Py<PyList>,
     /// Running jobs, in no particular order (a list of `RunningJob` named tuples).
@@ -207,6 +209,8 @@ pub struct BatchSnapshot {
     pub free: u32,
     /// See [`BatchView`].
     pub up: u32,
+    /// See [`BatchView`].
+    pub booting: u32,
     /// The queue, in order.
     pub queue: Vec<schedulers::batch::QueuedJob>,
     /// The running jobs.
@@ -221,6 +225,7 @@ impl BatchSnapshot {
             total: view.total,
             free: view.free,
             up: view.up,
+            booting: view.booting,
             queue: view.queue.iter().copied().collect(),
             running: view.running.to_vec(),
         }
@@ -242,7 +247,7 @@ impl BatchViews {
     fn build<'a>(
         &mut self,
         py: Python<'_>,
-        (now, total, free, up): (f64, u32, u32, u32),
+        (now, total, free, up, booting): (f64, u32, u32, u32, u32),
         queue: impl Iterator<Item = &'a schedulers::batch::QueuedJob>,
         running: &[schedulers::batch::RunningJob],
     ) -> PyResult<Py<BatchView>> {
@@ -284,6 +289,7 @@ impl BatchViews {
                 total,
                 free,
                 up,
+                booting,
                 queue: PyList::new(py, queued)?.unbind(),
                 running: PyList::new(py, runs)?.unbind(),
             },
@@ -292,13 +298,19 @@ impl BatchViews {
 
     /// The Python view of `view`.
     pub fn of_view(&mut self, py: Python<'_>, view: &RustBatchView<'_>) -> PyResult<Py<BatchView>> {
-        let units = (view.now, view.total, view.free, view.up);
+        let units = (view.now, view.total, view.free, view.up, view.booting);
         self.build(py, units, view.queue.iter(), view.running)
     }
 
     /// The Python view of `snapshot`.
     pub fn of_snapshot(&mut self, py: Python<'_>, snapshot: &BatchSnapshot) -> PyResult<Py<BatchView>> {
-        let units = (snapshot.now, snapshot.total, snapshot.free, snapshot.up);
+        let units = (
+            snapshot.now,
+            snapshot.total,
+            snapshot.free,
+            snapshot.up,
+            snapshot.booting,
+        );
         self.build(py, units, snapshot.queue.iter(), &snapshot.running)
     }
 }

@@ -570,6 +570,7 @@ mod tests {
             total: 5,
             free: 4,
             up: 5,
+            booting: 0,
             queue: &queue,
             running: &running,
         };

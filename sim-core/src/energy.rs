@@ -26,6 +26,30 @@
 //! Sources: SimGrid 3.32 `src/plugins/host_energy.cpp` (parsing rules, the formula, the update
 //! points) and its documentation; Heinrich et al., *Predicting the Energy Consumption of MPI
 //! Applications at Scale Using a Single Node*, IEEE Cluster 2017 (hal-01523608), for the model.
+//!
+//! # Links
+//!
+//! A link with the property `wattage_range` = `idle:busy` draws
+//! `idle + (busy − idle) × usage / bandwidth` watts ([`LinkPower`]), with `usage` its
+//! constraint's usage in bytes/s (the sum over its flows of each flow's rate times its weight on
+//! the link: 1, plus the cross-traffic weight when the reverse route crosses it too; the largest
+//! such product on a FATPIPE link) and `bandwidth` its current bandwidth. Under LV08 a lone flow
+//! fills the whole bandwidth (the bandwidth factor lengthens the transfer, it does not lower
+//! the rate), so a busy link draws `busy`.
+//!
+//! SimGrid 3.32's link energy plugin (`src/plugins/link_energy.cpp`) does not integrate that
+//! power exactly: it adds `power(now) × (now − last update)`, the power *at the update*, and
+//! updates a link only when a comm crossing it starts or ends, completed or failed
+//! (`Comm::on_start`, `Comm::on_completion`, on the comm's forward route), when the link turns
+//! off or on, and when its energy is read. So a comm's latency phase counts at the power of the flows running when
+//! the next update comes, and a rate change that a comm elsewhere causes counts from the
+//! link's last update. gridsim reproduces those update points (`engine/power.rs`), so its joules
+//! are SimGrid's; the exact integral would differ wherever latencies are not 0 or a link's
+//! rates change without a comm of its own starting or ending. The plugin reads no
+//! `wattage_off` (its documentation shows one, its code ignores it), so gridsim refuses that
+//! property on links rather than take it silently; and SimGrid gives a SPLITDUPLEX link's two
+//! halves none of the link's properties, so their energy is never counted: gridsim refuses
+//! `wattage_range` there too.
 
 use crate::platform::Host;
 
@@ -189,6 +213,57 @@ impl EnergyMeter {
         } else {
             self.joules
         }
+    }
+}
+
+/// The link property that gives the idle and busy power.
+pub const WATTAGE_RANGE: &str = "wattage_range";
+
+/// A link's power model (SimGrid's `wattage_range` = `idle:busy`), watts.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LinkPower {
+    /// Drawn with no flow on the link.
+    pub idle: f64,
+    /// Drawn when the flows fill the link's bandwidth.
+    pub busy: f64,
+}
+
+impl LinkPower {
+    /// Parses a `wattage_range` value of the link named `link`; Err names the link and the
+    /// property and says what is wrong.
+    pub fn parse(link: &str, text: &str) -> Result<LinkPower, String> {
+        let values: Vec<&str> = text.split(':').collect();
+        let [idle, busy] = values.as_slice() else {
+            return Err(format!(
+                "link '{link}': property '{WATTAGE_RANGE}': \"{}\" must be 'idle:busy' watts, \
+                 e.g. \"100:200\"",
+                text.trim()
+            ));
+        };
+        let watts = |what: &str, t: &str| -> Result<f64, String> {
+            let t = t.trim();
+            let v: f64 = t.parse().map_err(|_| {
+                format!("link '{link}': property '{WATTAGE_RANGE}': {what} value is not a number: \"{t}\"")
+            })?;
+            if !v.is_finite() || v < 0.0 {
+                return Err(format!(
+                    "link '{link}': property '{WATTAGE_RANGE}': {what} value must be a finite number of \
+                     watts, not negative, got {t}"
+                ));
+            }
+            Ok(v)
+        };
+        Ok(LinkPower {
+            idle: watts("idle", idle)?,
+            busy: watts("busy", busy)?,
+        })
+    }
+
+    /// Watts drawn with `usage` bytes/s of flows on a link of `bandwidth` bytes/s (SimGrid's
+    /// `idle + (busy − idle) × usage / bandwidth`; no flow when the bandwidth is 0).
+    pub fn watts(&self, usage: f64, bandwidth: f64) -> f64 {
+        let load = if usage > 0.0 { usage / bandwidth } else { 0.0 };
+        self.idle + (self.busy - self.idle) * load
     }
 }
 
@@ -369,5 +444,39 @@ mod tests {
         m.update(5.0, 10.0);
         assert_eq!(m.joules, 800.0);
         assert_eq!(m.joules_at(6.0), 810.0);
+    }
+
+    #[test]
+    fn link_power_follows_the_plugin_documentation() {
+        // link_energy.cpp's documentation: "100.0:200.0" draws 100 W idle, 200 W fully loaded
+        // and 150 W at 50% load.
+        let p = LinkPower::parse("SWITCH1", "100.0:200.0").unwrap();
+        assert_eq!(
+            p,
+            LinkPower {
+                idle: 100.0,
+                busy: 200.0
+            }
+        );
+        assert_eq!(p.watts(0.0, 125e6 / 8.0), 100.0);
+        assert_eq!(p.watts(125e6 / 8.0, 125e6 / 8.0), 200.0);
+        assert_eq!(p.watts(125e6 / 16.0, 125e6 / 8.0), 150.0);
+    }
+
+    #[test]
+    fn bad_link_ranges_are_refused_with_the_link_named() {
+        for (text, part) in [
+            ("1:2:3", "must be 'idle:busy'"),
+            ("100", "must be 'idle:busy'"),
+            ("x:2", "idle value is not a number"),
+            ("1:-2", "busy value must be a finite number"),
+            ("1:inf", "busy value must be a finite number"),
+        ] {
+            let err = LinkPower::parse("l1", text).unwrap_err();
+            assert!(
+                err.contains("link 'l1'") && err.contains(WATTAGE_RANGE) && err.contains(part),
+                "{text}: {err}"
+            );
+        }
     }
 }

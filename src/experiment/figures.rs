@@ -215,6 +215,10 @@ pub(super) fn check_figures(
                 Some(_) => {}
             }
         }
+        if kind == FigureKind::Step {
+            check_step_runs(rep, fig, &field, &distinct);
+            continue;
+        }
         if kind == FigureKind::Timeline {
             check_timeline_runs(rep, fig, &field, &distinct);
             if let Some(down) = &f.down {
@@ -297,12 +301,12 @@ fn check_kind_fields(
         }
     }
     if let Some(range) = &f.x_range {
-        if kind != FigureKind::Timeline {
+        if !matches!(kind, FigureKind::Timeline | FigureKind::Step) {
             rep.error(
                 range.span(),
                 format!("{field}.x_range"),
                 format!(
-                    "figure '{name}': `x_range` applies only to kind = \"timeline\" (this figure is \"{kind_name}\")"
+                    "figure '{name}': `x_range` applies only to kind = \"timeline\" or \"step\" (this figure is \"{kind_name}\")"
                 ),
             );
         } else if !matches!(range.get_ref().as_slice(), &[from, to] if from.is_finite() && to.is_finite() && from < to)
@@ -323,6 +327,42 @@ fn check_kind_fields(
     }
     match kind {
         FigureKind::Lines => {}
+        FigureKind::Step => {
+            let source = f.source.as_ref().map_or("runs", |s| s.get_ref().as_str());
+            if source == "runs" {
+                let span = f.source.as_ref().map_or(fig.span(), |s| s.span());
+                rep.error(
+                    span,
+                    format!("{field}.source"),
+                    format!(
+                        "figure '{name}': a step line draws the rows of a per-run table; set `source` to a table listed in [outputs] tables ({})",
+                        list(tables)
+                    ),
+                );
+            }
+            let refused = [
+                (
+                    "error_bars",
+                    f.error_bars.is_some(),
+                    "draws one run per series, so it has no error bars",
+                ),
+                (
+                    "min_replications",
+                    f.min_replications.is_some(),
+                    "draws one run per series, so it has no replications to count",
+                ),
+                ("x_log", f.x_log, "has a linear x axis (its steps are intervals of x)"),
+            ];
+            for (what, set, why) in refused {
+                if set {
+                    rep.error(
+                        rep.key_span(fig.span(), what),
+                        format!("{field}.{what}"),
+                        format!("figure '{name}': a step line {why}; remove `{what}`"),
+                    );
+                }
+            }
+        }
         FigureKind::Bars => {
             if f.x_log {
                 rep.error(
@@ -467,6 +507,27 @@ fn check_down(
     }
 }
 
+/// A step line draws one run per series and panel: every key column that varies (the
+/// replication too) is the series, the panels, or fixed to one value by `where`.
+fn check_step_runs(
+    rep: &mut Reporter<'_>,
+    fig: &Spanned<FigureSpec>,
+    field: &str,
+    distinct: &BTreeMap<&str, BTreeSet<&str>>,
+) {
+    let f = fig.get_ref();
+    let drawn = [
+        Some(f.series.as_ref().map_or("scheduler", |s| s.get_ref().as_str())),
+        f.panels.as_ref().map(|p| p.get_ref().as_str()),
+    ];
+    let kind = OneRunPer {
+        drawing: "a step line draws one run per series",
+        axes: "series or panels",
+        axes_the: "the series or the panels",
+    };
+    check_one_run_per(rep, fig, field, distinct, &drawn, &kind);
+}
+
 /// A timeline draws one run per panel: every key column that varies, replications included,
 /// must be `panels` or fixed by `where` to one value.
 fn check_timeline_runs(
@@ -475,12 +536,36 @@ fn check_timeline_runs(
     field: &str,
     distinct: &BTreeMap<&str, BTreeSet<&str>>,
 ) {
+    let drawn = [fig.get_ref().panels.as_ref().map(|p| p.get_ref().as_str())];
+    let kind = OneRunPer {
+        drawing: "a timeline draws one run per panel",
+        axes: "panels",
+        axes_the: "the panels",
+    };
+    check_one_run_per(rep, fig, field, distinct, &drawn, &kind);
+}
+
+/// How a figure kind that draws one run per series or panel names itself in its errors.
+struct OneRunPer {
+    drawing: &'static str,
+    axes: &'static str,
+    axes_the: &'static str,
+}
+
+/// Every key column that varies and is not among `drawn` must be fixed to one value by `where`.
+fn check_one_run_per(
+    rep: &mut Reporter<'_>,
+    fig: &Spanned<FigureSpec>,
+    field: &str,
+    distinct: &BTreeMap<&str, BTreeSet<&str>>,
+    drawn: &[Option<&str>],
+    kind: &OneRunPer,
+) {
     let f = fig.get_ref();
     let name = f.name.get_ref();
-    let panels = f.panels.as_ref().map(|p| p.get_ref().as_str());
     for (column, values) in distinct {
         // The seed follows from the other key columns (and per-run tables do not hold it).
-        if *column == "seed" || values.len() < 2 || panels == Some(*column) {
+        if *column == "seed" || values.len() < 2 || drawn.contains(&Some(*column)) {
             continue;
         }
         let fixed = f
@@ -493,17 +578,21 @@ fn check_timeline_runs(
                 fig.span(),
                 field,
                 format!(
-                    "figure '{name}': column '{column}' varies ({}) but is not panels, and a timeline draws one run per panel; fix it with `where = {{ {column} = ... }}`",
-                    list(values.iter().take(5))
+                    "figure '{name}': column '{column}' varies ({}) but is not {}, and {}; fix it with `where = {{ {column} = ... }}`",
+                    list(values.iter().take(5)),
+                    kind.axes,
+                    kind.drawing
                 ),
             ),
             Some((k, Some(kept))) if kept.len() > 1 => rep.error(
                 k.span(),
                 format!("{field}.where.{column}"),
                 format!(
-                    "figure '{name}': keeps {} values of '{column}' ({}), but a timeline draws one run per panel; keep one, or make '{column}' the panels",
+                    "figure '{name}': keeps {} values of '{column}' ({}), but {}; keep one, or make '{column}' {}",
                     kept.len(),
-                    list(kept.iter().take(5))
+                    list(kept.iter().take(5)),
+                    kind.drawing,
+                    kind.axes_the
                 ),
             ),
             // One value (or a malformed entry, reported with the `where` checks).

@@ -201,7 +201,7 @@ pub struct LimitsSpec {
 pub struct FigureSpec {
     /// File stem: `plots/<experiment>/<name>.svg` and `.png`.
     pub name: Spanned<String>,
-    /// What to draw: `lines` (default), `bars` or `timeline` (see [`FigureKind`]). Kept as text
+    /// What to draw: `lines` (default), `bars`, `timeline` or `step` (see [`FigureKind`]). Kept as text
     /// so that an unknown kind is reported by the experiment checks, with the valid kinds.
     #[serde(default)]
     pub kind: Option<Spanned<String>>,
@@ -246,8 +246,8 @@ pub struct FigureSpec {
     /// 0 = not drawn).
     #[serde(default)]
     pub shade: Option<Spanned<String>>,
-    /// Timelines: `[from, to]`, the window of `x` drawn; intervals are clipped to it (a Gantt
-    /// chart of one day of a year-long run).
+    /// Timelines and step lines: `[from, to]`, the window of `x` drawn; intervals and steps
+    /// are clipped to it (a Gantt chart of one day of a year-long run).
     #[serde(default)]
     pub x_range: Option<Spanned<Vec<f64>>>,
     /// Timelines: a column whose values (e.g. `job_id`, `user`) each get a color of a
@@ -299,11 +299,19 @@ pub enum FigureKind {
     Bars,
     /// One horizontal strip per value of y, intervals from x to x_end, one run per panel.
     Timeline,
+    /// A per-run table's y against x as a step line (y holds from each row's x to the next
+    /// row's), one run per series: a quantity over time, e.g. a batch run's power.
+    Step,
 }
 
 impl FigureKind {
     /// Every kind, in the order messages list them.
-    pub const ALL: [FigureKind; 3] = [FigureKind::Lines, FigureKind::Bars, FigureKind::Timeline];
+    pub const ALL: [FigureKind; 4] = [
+        FigureKind::Lines,
+        FigureKind::Bars,
+        FigureKind::Timeline,
+        FigureKind::Step,
+    ];
 
     /// The kind's name in experiment files.
     pub fn name(self) -> &'static str {
@@ -311,6 +319,7 @@ impl FigureKind {
             FigureKind::Lines => "lines",
             FigureKind::Bars => "bars",
             FigureKind::Timeline => "timeline",
+            FigureKind::Step => "step",
         }
     }
 }

@@ -36,6 +36,7 @@ pub mod axis;
 pub mod bars;
 pub mod print;
 pub mod stats;
+pub mod step;
 pub mod style;
 pub mod timeline;
 pub mod trace;
@@ -135,6 +136,9 @@ pub struct FigureData {
     /// Runs the figure selects that have no value to draw because they did not finish
     /// (stopped by `[limits]` or incomplete: runs.csv's `stopped` column says why).
     pub omitted: usize,
+    /// The points are the corners of step lines ([`step`]): drawn as lines only, with no
+    /// markers or error bars.
+    pub steps: bool,
 }
 
 impl FigureData {
@@ -414,21 +418,9 @@ pub(crate) fn prepare_groups(
         if !series_names.contains(&series_key) {
             series_names.push(series_key.clone());
         }
-        let pi = match groups.iter().position(|(k, _)| *k == panel_key) {
-            Some(i) => i,
-            None => {
-                groups.push((panel_key, Vec::new()));
-                groups.len() - 1
-            }
-        };
+        let pi = entry_index(&mut groups, panel_key);
         let panel = &mut groups[pi].1;
-        let si = match panel.iter().position(|(k, _)| *k == series_key) {
-            Some(i) => i,
-            None => {
-                panel.push((series_key, Vec::new()));
-                panel.len() - 1
-            }
-        };
+        let si = entry_index(panel, series_key);
         let points = &mut panel[si].1;
         match points.iter_mut().find(|(px, _)| *px == xv) {
             Some((_, ys)) => ys.push(yv),
@@ -500,6 +492,7 @@ pub(crate) fn prepare_groups(
             replicated,
             min_replications,
             omitted,
+            steps: false,
         },
         panel_keys,
     ))
@@ -614,6 +607,11 @@ pub fn draw_all(
                 let data = bars::prepare(figure, &table, columns, &csv_name, manifest.quick).map_err(locate)?;
                 ensure_dir()?;
                 written.extend(bars::write(figure, &data, plots_dir, media)?);
+            }
+            FigureKind::Step => {
+                let data = step::prepare(figure, &table, columns, &csv_name).map_err(locate)?;
+                ensure_dir()?;
+                written.extend(render_both(figure, &data, plots_dir, media)?);
             }
             FigureKind::Timeline => {
                 let down_name = figure.down.as_ref().map(|d| format!("{}.csv", d.get_ref()));
@@ -850,7 +848,7 @@ fn draw<DB: DrawingBackend>(
     let name = figure.name.get_ref();
     let per_panel = figure.per_panel_y().map_err(|m| format!("figure '{name}': {m}"))?;
     let (plots, legend) = frame(root, figure, 28 * legend_rows as u32 + 8).map_err(err)?;
-    draw_legend(&legend, legend_texts, &data.styles).map_err(err)?;
+    draw_legend(&legend, legend_texts, &data.styles, !data.steps).map_err(err)?;
     if let Some(note) = data.note() {
         draw_note(&legend, &note, legend_rows - 1).map_err(err)?;
     }
@@ -1076,6 +1074,9 @@ impl PanelCtx<'_> {
                 .map_err(err)?;
             }
         }
+        if self.data.steps {
+            return Ok(());
+        }
         for (series, style, dx) in &drawn {
             // Error bars: a vertical segment from lo to hi with 10-pixel caps (plotters' own
             // ErrorBar also draws a ring on the mean, which would hide the marker's shape).
@@ -1162,11 +1163,15 @@ fn draw_legend<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     names: &[String],
     styles: &[usize],
+    markers: bool,
 ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
     draw_legend_entries(area, names, 38, |area, x, y, i| {
         let style = style_of(styles[i]);
         draw_line_px(area, (x, y), (x + 30, y), &style)?;
-        draw_marker_px(area, (x + 15, y), &style, false)
+        if markers {
+            draw_marker_px(area, (x + 15, y), &style, false)?;
+        }
+        Ok(())
     })
 }
 
@@ -1405,6 +1410,7 @@ mod tests {
             replicated: false,
             min_replications: 1,
             omitted: 0,
+            steps: false,
         };
         // AWF is drawn over FAC2 in both panels.
         let same = data(vec![panel([3.0, 4.0]), panel([3.0, 4.0])]);
@@ -1438,6 +1444,7 @@ mod tests {
             replicated: false,
             min_replications: 1,
             omitted: 0,
+            steps: false,
         };
         let files = |dir: &Path| -> Vec<String> {
             let mut names: Vec<String> = std::fs::read_dir(dir)
@@ -1482,5 +1489,17 @@ mod tests {
         assert_eq!(tick_label(0.05), "0.05");
         assert_eq!(tick_label(1234.5678), "1235");
         assert_eq!(tick_label(2e9), "2e9");
+    }
+}
+
+/// The index of `key`'s entry in `entries`, an empty one appended if it has none (figures keep
+/// panels and series in the order their first row shows them).
+pub(crate) fn entry_index<K: PartialEq, V: Default>(entries: &mut Vec<(K, V)>, key: K) -> usize {
+    match entries.iter().position(|(k, _)| *k == key) {
+        Some(i) => i,
+        None => {
+            entries.push((key, V::default()));
+            entries.len() - 1
+        }
     }
 }

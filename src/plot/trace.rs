@@ -203,6 +203,7 @@ fn one_series(name: &str, points: Vec<Point>) -> FigureData {
         replicated: false,
         min_replications: 1,
         omitted: 0,
+        steps: false,
     }
 }
 

@@ -57,6 +57,30 @@
 //! *incomplete*: it reports how many jobs never started and no metric, since a run that could
 //! not finish its work never reports a number as if it had.
 //!
+//! # Energy
+//!
+//! When every host of the platform has SimGrid's power properties (`wattage_per_state`, and
+//! `wattage_off`, 0 when absent), the run reports each host's joules from 0 to the makespan
+//! ([`super::energy`]): SimGrid 3.32's host energy model at the pstate the host starts in (the
+//! family never changes it), full load while a job holds the host (with `unit = "core"`, the share of its
+//! cores held), idle power while on with no job, `wattage_off` while off or down. A platform with
+//! no power property reports no energy metric, and a run asking for the `energy` or `power`
+//! table there is refused: no power model is made up. A platform where some hosts have one and
+//! others not is refused.
+//!
+//! `idle_off_s > 0` switches a host off once it has been idle that long, unless the queued jobs
+//! need its units (the units they need together exceed the free and booting units without
+//! it: EASY holding idle hosts for its head job keeps them on); the host shuts down for
+//! `shutdown_s`, then is off. When the queued jobs need more units than are free or booting,
+//! off hosts are booted, lowest-numbered first, as many as cover the shortfall (a host still
+//! shutting down boots as soon as it is off), and take jobs `boot_s` later. Until then their
+//! units are neither free nor up for the policy ([`super::policy::BatchView::booting`] counts
+//! them), so jobs wait for the boot and the wait metrics show it. Booting and shutting down draw
+//! `boot_w` and `shutdown_w`. The defaults (150 s at 120 W, 7 s at 110 W) are SimGrid 3.32's
+//! `energy_boot` example, which models them as zero-speed pstates with those figures (18,000 J
+//! and 770 J) and calls them educated guesses to be replaced by measurements of a real machine.
+//! Not combined with host state profiles: a host would have two sources of down periods.
+//!
 //! # Metrics
 //!
 //! Over the jobs that ran to an end of their own (completed, or killed at their request; not
@@ -75,15 +99,23 @@
 //! executions a failure killed included (`final_state` `COMPLETED_KILLED`, Batsim's name for a
 //! job killed before its end, with which a Batsim scheduler requeues one), so a Gantt chart
 //! shows them. `downtime`: one row per unit and period its host is down, up to the makespan,
-//! which a timeline figure hatches behind the executions (its `down` table).
+//! which a timeline figure hatches behind the executions (its `down` table). `energy`: one row
+//! per host, its time busy, idle, booting, shutting down and off, and its joules. `power`: the
+//! platform's watts from each date at which they change, with the joules drawn until then (a
+//! `kind = "step"` figure).
 
 use std::collections::BTreeMap;
 
 use traces::info::nearest_rank;
 
 use super::policy::BatchPolicy;
+use sim_core::energy::HostPower;
+
+use super::energy::{account, HostEnergy, Machine, PowerStep};
 use super::registry;
-use super::sim::{simulate_on, Availability, BatchJob, FinalState, JobResult, OnFailure, Outcome, SimConfig};
+use super::sim::{
+    simulate_powered, Availability, BatchJob, FinalState, JobResult, OnFailure, Outcome, PowerSaving, SimConfig,
+};
 use super::synthetic;
 use crate::external::{run_label, ExternalPolicy};
 use crate::family::{
@@ -160,6 +192,53 @@ const TAU_S: Param = Param::real(
 .positive()
 .in_unit("s");
 
+/// Idle time after which a host is switched off.
+const IDLE_OFF_S: Param = Param::real(
+    "idle_off_s",
+    "switch a host off once it has been idle (on, no job) this long, unless the queued jobs \
+     need its units; off hosts are booted when the queued jobs need more units than are free \
+     or booting. 0 (the default): hosts are never switched off",
+    "0",
+    0.0,
+)
+.in_unit("s");
+/// How long a boot takes.
+const BOOT_S: Param = Param::real(
+    "boot_s",
+    "idle_off_s > 0: time from the decision to boot a host to its units taking jobs; default \
+     150 s, SimGrid 3.32's energy_boot example (a boot measured at 150 s and 18,000 J)",
+    "150",
+    0.0,
+)
+.in_unit("s");
+/// Watts drawn while booting.
+const BOOT_W: Param = Param::real(
+    "boot_w",
+    "idle_off_s > 0, on a platform with host power properties: watts a booting host draws; \
+     default 120 W, SimGrid 3.32's energy_boot example (18,000 J over 150 s)",
+    "120",
+    0.0,
+)
+.in_unit("W");
+/// How long a shutdown takes.
+const SHUTDOWN_S: Param = Param::real(
+    "shutdown_s",
+    "idle_off_s > 0: time from the decision to switch a host off to it being off (no job in \
+     between); default 7 s, SimGrid 3.32's energy_boot example (a shutdown measured at 7 s and 770 J)",
+    "7",
+    0.0,
+)
+.in_unit("s");
+/// Watts drawn while shutting down.
+const SHUTDOWN_W: Param = Param::real(
+    "shutdown_w",
+    "idle_off_s > 0, on a platform with host power properties: watts a host shutting down \
+     draws; default 110 W, SimGrid 3.32's energy_boot example (770 J over 7 s)",
+    "110",
+    0.0,
+)
+.in_unit("W");
+
 /// The family's own parameters (the synthetic jobs' are also listed in
 /// `synthetic::SYNTHETIC_ONLY`, which a test holds to this list).
 const MODEL: &[Param] = &[
@@ -170,6 +249,11 @@ const MODEL: &[Param] = &[
     ON_FAILURE,
     MAX_REQUEUES,
     TAU_S,
+    IDLE_OFF_S,
+    BOOT_S,
+    BOOT_W,
+    SHUTDOWN_S,
+    SHUTDOWN_W,
     synthetic::JOBS,
     synthetic::MAX_SIZE,
     synthetic::SERIAL_PROB,
@@ -280,6 +364,34 @@ const METRICS: &[Named] = &[
         description: "units of the platform (hosts, or cores with unit = \"core\")",
     },
     Named {
+        name: "boots",
+        description: "boots of hosts switched off (idle_off_s)",
+    },
+    Named {
+        name: "shutdowns",
+        description: "hosts switched off after idle_off_s idle",
+    },
+    Named {
+        name: "energy_j",
+        description: "joules drawn by every host from 0 to the makespan (SimGrid's host energy model at each host's pstate; only on platforms whose hosts have wattage_per_state)",
+    },
+    Named {
+        name: "idle_energy_j",
+        description: "part of energy_j drawn by hosts on with no job",
+    },
+    Named {
+        name: "transition_energy_j",
+        description: "part of energy_j drawn by hosts booting or shutting down (idle_off_s)",
+    },
+    Named {
+        name: "energy_per_job_j",
+        description: "energy_j / jobs that ran to an end of their own (jobs_done)",
+    },
+    Named {
+        name: "mean_power_w",
+        description: "energy_j / makespan_s",
+    },
+    Named {
         name: "offered_load",
         description: "work the jobs bring (size x run time, cut at the request when killed there) / (units x their arrival period, last submit - first submit); set by the log and load_scale, not the policy",
     },
@@ -326,6 +438,16 @@ TableInfo {
     name: "downtime",
     description: "one row per unit and period its host is down (its state profile) until the makespan: the host (0-based, platform order), the unit, from and to; a timeline figure's `down` table, hatched behind the hosts table's executions",
     columns: &["host", "unit", "from_s", "to_s"],
+},
+TableInfo {
+    name: "energy",
+    description: "per host, on a platform whose hosts have power properties (wattage_per_state): the host (0-based, platform order), its name, seconds busy (on, a job holds a unit), idle (on, no job), booting, shutting down and off or down from 0 to the makespan (they add up to it), and its joules: in all, while idle, while booting or shutting down",
+    columns: &["host", "name", "busy_s", "idle_s", "booting_s", "shutting_down_s", "off_s", "energy_j", "idle_energy_j", "transition_energy_j"],
+},
+TableInfo {
+    name: "power",
+    description: "the platform's power over time, on a platform whose hosts have power properties: one row per date at which the draw of all hosts changes (and the makespan), with the watts drawn from that date on and the joules drawn from 0 to it (a step line, `kind = \"step\"`)",
+    columns: &["time_s", "watts", "energy_j"],
 }];
 
 /// A run's jobs and settings, read and checked.
@@ -342,6 +464,12 @@ struct Prepared {
     config: SimConfig,
     tau_s: f64,
     requests_from_runtime: u64,
+    /// `idle_off_s > 0`: switching idle hosts off.
+    saving: Option<PowerSaving>,
+    /// Each host's power model and units, when the platform's hosts have one.
+    power: Option<Vec<(HostPower, u32)>>,
+    boot_w: f64,
+    shutdown_w: f64,
 }
 
 fn prepare(spec: &ParamReader) -> Result<Prepared, RunError> {
@@ -452,6 +580,97 @@ fn prepare(spec: &ParamReader) -> Result<Prepared, RunError> {
         on_failure,
         max_requeues,
     });
+    // Power: every host's model, or none; a platform with some hosts modelled and not others
+    // has no energy to report.
+    let mut models = Vec::new();
+    for host in &platform.hosts {
+        models.push(HostPower::from_host(host).map_err(RunError::platform)?);
+    }
+    let power = if models.iter().all(Option::is_some) {
+        Some(
+            models
+                .into_iter()
+                .flatten()
+                .zip(&platform.hosts)
+                // The batch family never changes a host's pstate: only the range of the one it
+                // starts in is ever drawn, kept as the model's pstate 0.
+                .map(|(m, h)| {
+                    let range = m.ranges.get(h.pstate).or(m.ranges.first()).cloned();
+                    let model = HostPower {
+                        ranges: range.into_iter().collect(),
+                        off: m.off,
+                    };
+                    (model, if cores { h.cores } else { 1 })
+                })
+                .collect::<Vec<_>>(),
+        )
+    } else if let Some(i) = models.iter().position(Option::is_some) {
+        let j = models.iter().position(Option::is_none).unwrap_or(0);
+        return Err(RunError::platform(format!(
+            "platform '{}': host '{}' has the property wattage_per_state and host '{}' has not: \
+             give every host its power (or none, for a run without energy)",
+            spec.platform_name, platform.hosts[i].name, platform.hosts[j].name
+        )));
+    } else {
+        None
+    };
+    if power.is_none() {
+        if let Some(table) = spec.tables.iter().find(|t| *t == "energy" || *t == "power") {
+            return Err(RunError::platform(format!(
+                "table '{table}' needs the hosts' power: no host of platform '{}' has the property \
+                 wattage_per_state (SimGrid's 'idle:epsilon:full' watts per pstate)",
+                spec.platform_name
+            )));
+        }
+    }
+    let idle_off_s = spec.real(&IDLE_OFF_S)?;
+    let (mut boot_w, mut shutdown_w) = (0.0, 0.0);
+    let saving = if idle_off_s > 0.0 {
+        if availability.is_some() {
+            return Err(RunError::param(
+                IDLE_OFF_S.name,
+                "switching idle hosts off is not combined with host state profiles \
+                 ([platform.availability] or state_file): a host would have two kinds of down periods",
+            ));
+        }
+        if power.is_some() {
+            boot_w = spec.real(&BOOT_W)?;
+            shutdown_w = spec.real(&SHUTDOWN_W)?;
+        } else if let Some(p) = [&BOOT_W, &SHUTDOWN_W]
+            .into_iter()
+            .find(|p| spec.params.contains_key(p.name))
+        {
+            return Err(RunError::param(
+                p.name,
+                format!(
+                    "applies only on a platform whose hosts have power properties (wattage_per_state), \
+                     and platform '{}' has none",
+                    spec.platform_name
+                ),
+            ));
+        }
+        let mut hosts = Vec::with_capacity(platform.hosts.len());
+        let mut first = 0u32;
+        for host in &platform.hosts {
+            let n = if cores { host.cores } else { 1 };
+            hosts.push(first..first + n);
+            first += n;
+        }
+        Some(PowerSaving {
+            hosts,
+            idle_off_s,
+            boot_s: spec.real(&BOOT_S)?,
+            shutdown_s: spec.real(&SHUTDOWN_S)?,
+        })
+    } else {
+        if let Some(p) = [&BOOT_S, &BOOT_W, &SHUTDOWN_S, &SHUTDOWN_W]
+            .into_iter()
+            .find(|p| spec.params.contains_key(p.name))
+        {
+            return Err(RunError::param(p.name, "applies only with idle_off_s > 0"));
+        }
+        None
+    };
     // The log's jobs, or synthetic ones (`synthetic::jobs`).
     let source = synthetic::jobs(spec, units)?;
     if source.is_empty() {
@@ -506,7 +725,35 @@ fn prepare(spec: &ParamReader) -> Result<Prepared, RunError> {
         },
         tau_s,
         requests_from_runtime,
+        saving,
+        power,
+        boot_w,
+        shutdown_w,
     })
+}
+
+/// Each host's energy and the platform's power steps from 0 to `end`, when the platform's
+/// hosts have a power model.
+fn energy(prepared: &Prepared, outcome: &Outcome, end: f64) -> Option<(Vec<HostEnergy>, Vec<PowerStep>)> {
+    let hosts = prepared.power.as_ref()?;
+    let executions: Vec<&JobResult> = outcome.jobs.iter().chain(&outcome.requeued).collect();
+    let mut down = Vec::new();
+    for (units, profile) in prepared.availability.iter().flat_map(|a| &a.hosts) {
+        let host = prepared.unit_host[units.start as usize] as usize;
+        down.extend(
+            profile
+                .off_intervals(end)
+                .into_iter()
+                .map(|(from, to)| (host, from, to)),
+        );
+    }
+    let machine = Machine {
+        hosts,
+        unit_host: &prepared.unit_host,
+        boot_w: prepared.boot_w,
+        shutdown_w: prepared.shutdown_w,
+    };
+    Some(account(&machine, &executions, &down, &outcome.power, end))
 }
 
 /// Bounded slowdown of a job that waited `wait` and held its units `run` seconds.
@@ -590,6 +837,8 @@ fn metrics(prepared: &Prepared, outcome: &Outcome) -> BTreeMap<String, f64> {
     put("jobs_killed", count(FinalState::Killed));
     put("jobs_failed", count(FinalState::Failed));
     put("jobs_requeued", outcome.requeued.len() as f64);
+    put("boots", outcome.boots as f64);
+    put("shutdowns", outcome.shutdowns as f64);
     put("lost_unit_s", outcome.lost_unit_s);
     put("jobs_dropped", outcome.dropped.len() as f64);
     put("requests_from_runtime", prepared.requests_from_runtime as f64);
@@ -794,11 +1043,12 @@ fn run_with(spec: &RunSpec, external: Option<&ExternalPolicy>) -> Result<RunOutp
             (Box::new(checked), Some(failure))
         }
     };
-    let outcome = simulate_on(
+    let outcome = simulate_powered(
         &prepared.jobs,
         prepared.config,
         prepared.slowness.as_deref(),
         prepared.availability.as_ref(),
+        prepared.saving.as_ref(),
         policy.as_mut(),
     )
     .map_err(|e| match failure.and_then(|f| f.get()) {
@@ -836,9 +1086,53 @@ fn run_with(spec: &RunSpec, external: Option<&ExternalPolicy>) -> Result<RunOutp
     if spec.tables.iter().any(|t| t == "hosts") {
         tables.extend([declared_table(TABLES, "hosts", hosts_table(&prepared, &outcome))?]);
     }
-    let metrics = metrics(&prepared, &outcome);
+    let mut metrics = metrics(&prepared, &outcome);
+    let end = metrics.get("makespan_s").copied().unwrap_or(0.0);
+    if let Some((hosts, steps)) = energy(&prepared, &outcome, end) {
+        let total: f64 = hosts.iter().map(HostEnergy::joules).sum();
+        let done = metrics.get("jobs_done").copied().unwrap_or(0.0);
+        metrics.insert("energy_j".into(), total);
+        metrics.insert("idle_energy_j".into(), hosts.iter().map(|h| h.idle_j).sum());
+        metrics.insert("transition_energy_j".into(), hosts.iter().map(|h| h.transition_j).sum());
+        metrics.insert("energy_per_job_j".into(), if done > 0.0 { total / done } else { 0.0 });
+        metrics.insert("mean_power_w".into(), if end > 0.0 { total / end } else { 0.0 });
+        if spec.tables.iter().any(|t| t == "energy") {
+            let rows = hosts
+                .iter()
+                .enumerate()
+                .map(|(i, e)| {
+                    use ParamValue::{Float, Int, Str};
+                    vec![
+                        Int(i as i64),
+                        Str(spec.platform.hosts[i].name.clone()),
+                        Float(e.busy_s),
+                        Float(e.idle_s),
+                        Float(e.booting_s),
+                        Float(e.shutting_down_s),
+                        Float(e.off_s),
+                        Float(e.joules()),
+                        Float(e.idle_j),
+                        Float(e.transition_j),
+                    ]
+                })
+                .collect();
+            tables.extend([declared_table(TABLES, "energy", rows)?]);
+        }
+        if spec.tables.iter().any(|t| t == "power") {
+            let rows = steps
+                .iter()
+                .map(|s| {
+                    vec![
+                        ParamValue::Float(s.time_s),
+                        ParamValue::Float(s.watts),
+                        ParamValue::Float(s.joules),
+                    ]
+                })
+                .collect();
+            tables.extend([declared_table(TABLES, "power", rows)?]);
+        }
+    }
     if spec.tables.iter().any(|t| t == "downtime") {
-        let end = metrics.get("makespan_s").copied().unwrap_or(0.0);
         let mut rows = Vec::new();
         for (units, profile) in prepared.availability.iter().flat_map(|a| &a.hosts) {
             let host = prepared.unit_host[units.start as usize] as i64;

@@ -18,7 +18,10 @@
 //! to the queue at its place and later starts over from scratch (at most `max_requeues` times,
 //! then it ends failed), under [`sim::OnFailure::Fail`] it ends failed. A down host's units
 //! take no job until it is up again. A job larger than the units up waits; one larger than the
-//! platform is dropped. The family's module docs ([`family`]) give the grounding of each choice.
+//! platform is dropped. With `idle_off_s`, hosts idle that long are switched off and booted
+//! again when the queue needs their units ([`sim::PowerSaving`]); [`energy`] counts each host's
+//! joules under SimGrid's host energy model. The family's module docs ([`family`]) give the
+//! grounding of each choice.
 //!
 //! The simulation ([`sim`]) is its own event loop over three kinds of events, arrivals,
 //! completions and host state changes, since jobs under the `trace` model share nothing the
@@ -29,7 +32,9 @@
 //! - at one date: completions first (a job ending at the date its host goes down completed),
 //!   then host state changes in platform host order, each host's in its profile's order (a
 //!   down kills, an up frees the host's units; a down and an up at one date still kill), then
-//!   arrivals, then the policy decides, once, if any job is queued;
+//!   the ends of boots and shutdowns, then arrivals, then the policy decides, once, if any job
+//!   is queued; then idle hosts whose timeout has passed are switched off and off hosts booted
+//!   (`idle_off_s`), so a host idle exactly `idle_off_s` when a job arrives takes the job;
 //! - the policy sees a read-only [`policy::BatchView`] (date, free units, queue, running jobs
 //!   with their planned ends = start + request) and returns the queue positions to start now;
 //!   the free units are those up and held by no job, so plans (EASY's shadow time,
@@ -61,6 +66,9 @@
 //! Lublin–Feitelson model ([`synthetic`]), the platform's host state profiles, metrics (wait, response, bounded slowdown, utilisation,
 //! requeues and failures) and the per-job and per-host tables.
 
+pub mod energy;
+#[cfg(test)]
+mod energy_tests;
 pub mod family;
 pub mod policy;
 pub mod profile;
@@ -84,6 +92,6 @@ crate::policies!(dyn policy::BatchPolicy;
 
 pub use policy::{BatchPolicy, BatchView, QueuedJob, RunningJob};
 pub use sim::{
-    simulate, simulate_on, simulate_with_speeds, Availability, BatchJob, FinalState, JobResult, OnFailure, Outcome,
-    SimConfig,
+    simulate, simulate_on, simulate_powered, simulate_with_speeds, Availability, BatchJob, FinalState, JobResult,
+    OnFailure, Outcome, PowerChange, PowerSaving, PowerState, SimConfig,
 };

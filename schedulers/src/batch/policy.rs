@@ -49,8 +49,12 @@ pub struct BatchView<'a> {
     pub total: u32,
     /// Units free now.
     pub free: u32,
-    /// Units up now (`total` less those of hosts that are down): free or held.
+    /// Units up now (`total` less those of hosts that are down, off, booting or shutting
+    /// down): free or held.
     pub up: u32,
+    /// Units booting (idle hosts switched off, `idle_off_s`, and booted for the queue): not
+    /// free, up when their boot ends, with no further decision needed to bring them.
+    pub booting: u32,
     /// Queued jobs, by submit time then job id (`queue[p]` is the job at position `p`).
     pub queue: &'a Queue,
     /// Running jobs, in no particular order.

@@ -64,6 +64,46 @@ pub struct Availability {
     pub max_requeues: u32,
 }
 
+/// Switching idle hosts off (`idle_off_s`): a host that stays idle (on, no unit held) for
+/// `idle_off_s` is shut down, unless the queue needs its units; off hosts are booted when the
+/// queued jobs need more units than are free or booting. Shutting down takes `shutdown_s`,
+/// booting `boot_s`; in both, and while off, the host's units take no job.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PowerSaving {
+    /// Every host's units, in platform host order: consecutive ranges covering all units.
+    pub hosts: Vec<Range<u32>>,
+    /// Idle time after which a host is switched off, s (> 0).
+    pub idle_off_s: f64,
+    /// Time from the decision to boot to the host's units being up, s.
+    pub boot_s: f64,
+    /// Time from the decision to switch off to the host being off, s.
+    pub shutdown_s: f64,
+}
+
+/// A host's power state under [`PowerSaving`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PowerState {
+    /// On: its units are up (free or held).
+    On,
+    /// Shutting down: no job, not yet off.
+    ShuttingDown,
+    /// Off.
+    Off,
+    /// Booting: no job yet.
+    Booting,
+}
+
+/// A host entering a power state, at a date.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PowerChange {
+    /// The date, s.
+    pub date: f64,
+    /// The host, in platform order.
+    pub host: usize,
+    /// The state it enters.
+    pub state: PowerState,
+}
+
 /// How one execution of a job ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum FinalState {
@@ -115,6 +155,102 @@ pub struct Outcome {
     pub decisions: u64,
     /// Host state profile events applied.
     pub host_events: u64,
+    /// Under [`PowerSaving`]: every host power state change, by date (hosts are on at 0).
+    pub power: Vec<PowerChange>,
+    /// Under [`PowerSaving`]: boots started.
+    pub boots: u64,
+    /// Under [`PowerSaving`]: shutdowns started.
+    pub shutdowns: u64,
+}
+
+/// A power event of a host: by date, then the order it was planned in.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct PowerEvent {
+    date: f64,
+    seq: u64,
+    host: usize,
+    kind: PowerEventKind,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum PowerEventKind {
+    /// The host's idle timeout, valid while its idle generation is this one.
+    Timeout(u64),
+    /// Its shutdown ends.
+    ShutdownEnd,
+    /// Its boot ends.
+    BootEnd,
+}
+
+impl Eq for PowerEvent {}
+
+impl Ord for PowerEvent {
+    fn cmp(&self, other: &Self) -> Ordering {
+        self.date.total_cmp(&other.date).then(self.seq.cmp(&other.seq))
+    }
+}
+
+impl PartialOrd for PowerEvent {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+/// The hosts' power states under [`PowerSaving`] and the bookkeeping that decides shutdowns and
+/// boots.
+struct Power<'a> {
+    saving: &'a PowerSaving,
+    /// The host of each unit.
+    unit_host: Vec<usize>,
+    state: Vec<PowerState>,
+    /// Units held per host.
+    busy: Vec<u32>,
+    /// Bumped whenever a host becomes idle or busy, so that an older timeout is void.
+    generation: Vec<u64>,
+    /// A shutting-down host to boot as soon as it is off.
+    reboot: Vec<bool>,
+    events: BinaryHeap<Reverse<PowerEvent>>,
+    seq: u64,
+    /// Hosts whose timeout passed while the queue needed them.
+    expired: BTreeSet<usize>,
+    /// Hosts that can be booted: off, or shutting down without a boot planned.
+    bootable: BTreeSet<usize>,
+    /// Units booting, or shutting down with a boot planned: up later without another decision.
+    coming: u64,
+}
+
+impl Power<'_> {
+    fn units(&self, host: usize) -> Range<u32> {
+        self.saving.hosts[host].clone()
+    }
+
+    fn plan(&mut self, date: f64, host: usize, kind: PowerEventKind) {
+        self.events.push(Reverse(PowerEvent {
+            date,
+            seq: self.seq,
+            host,
+            kind,
+        }));
+        self.seq += 1;
+    }
+
+    fn enter(&mut self, outcome: &mut Outcome, date: f64, host: usize, state: PowerState) {
+        self.state[host] = state;
+        outcome.power.push(PowerChange { date, host, state });
+    }
+
+    /// Host `host` is idle and on from `now`: its timeout starts.
+    fn idle_from(&mut self, now: f64, host: usize) {
+        self.generation[host] += 1;
+        let g = self.generation[host];
+        self.plan(now + self.saving.idle_off_s, host, PowerEventKind::Timeout(g));
+    }
+
+    fn boot(&mut self, outcome: &mut Outcome, now: f64, host: usize) {
+        self.enter(outcome, now, host, PowerState::Booting);
+        outcome.boots += 1;
+        self.plan(now + self.saving.boot_s, host, PowerEventKind::BootEnd);
+    }
 }
 
 /// A completion in the event queue: by date, then by start order (`seq`).
@@ -195,6 +331,20 @@ pub fn simulate_on(
     availability: Option<&Availability>,
     policy: &mut dyn BatchPolicy,
 ) -> Result<Outcome, String> {
+    simulate_powered(jobs, config, slowness, availability, None, policy)
+}
+
+/// [`simulate_on`] with idle hosts switched off and booted as [`PowerSaving`] says (`None`:
+/// hosts stay on). Refused together with host state profiles: a host would then have two
+/// sources of down periods.
+pub fn simulate_powered(
+    jobs: &[BatchJob],
+    config: SimConfig,
+    slowness: Option<&[f64]>,
+    availability: Option<&Availability>,
+    saving: Option<&PowerSaving>,
+    policy: &mut dyn BatchPolicy,
+) -> Result<Outcome, String> {
     if let Some(s) = slowness {
         if s.len() != config.units as usize || s.iter().any(|x| !(x.is_finite() && *x > 0.0)) {
             return Err(format!(
@@ -221,6 +371,54 @@ pub fn simulate_on(
             config.units
         ));
     }
+    let mut power = match saving {
+        None => None,
+        Some(_) if !hosts.is_empty() => {
+            return Err("switching idle hosts off is not combined with host state profiles".into())
+        }
+        Some(saving) => {
+            let mut unit_host = vec![usize::MAX; config.units as usize];
+            for (h, r) in saving.hosts.iter().enumerate() {
+                if r.end > config.units {
+                    return Err(format!(
+                        "internal error: host units {r:?} out of the {} units",
+                        config.units
+                    ));
+                }
+                unit_host[r.start as usize..r.end as usize].fill(h);
+            }
+            let ok = |x: f64| x.is_finite() && x >= 0.0;
+            if unit_host.contains(&usize::MAX)
+                || !(saving.idle_off_s > 0.0 && ok(saving.idle_off_s) && ok(saving.boot_s) && ok(saving.shutdown_s))
+            {
+                return Err(
+                    "internal error: power saving hosts do not cover the units, or a duration is not finite >= 0"
+                        .into(),
+                );
+            }
+            let n = saving.hosts.len();
+            let mut p = Power {
+                saving,
+                unit_host,
+                state: vec![PowerState::On; n],
+                busy: vec![0; n],
+                generation: vec![0; n],
+                reboot: vec![false; n],
+                events: BinaryHeap::new(),
+                seq: 0,
+                expired: BTreeSet::new(),
+                bootable: BTreeSet::new(),
+                coming: 0,
+            };
+            for h in 0..n {
+                p.idle_from(0.0, h);
+            }
+            Some(p)
+        }
+    };
+    // Units the queued jobs need together: under power saving, what decides boots and whether
+    // an idle host may be switched off.
+    let mut queued_units: u64 = 0;
     let on_failure = availability.map_or(OnFailure::Requeue, |a| a.on_failure);
     let max_requeues = availability.map_or(0, |a| a.max_requeues);
     let mut requeues: Vec<u32> = vec![0; if hosts.is_empty() { 0 } else { jobs.len() }];
@@ -288,22 +486,29 @@ pub fn simulate_on(
         let arrival = order.get(next).map(|&i| jobs[i].submit_s);
         let completion = completions.peek().map(|c| c.0.date);
         let host_change = host_events.peek().map(|e| e.0.date);
+        let power_change = power.as_ref().and_then(|p| p.events.peek().map(|e| e.0.date));
         if arrival.is_none() && completion.is_none() {
             if queue.is_empty() {
                 break;
             }
-            match (host_change, idle_since) {
-                (None, _) => break,
-                // Every state left repeats with a period of at most `longest_period`: a whole
-                // one has passed, since the last change of a profile that does not repeat,
-                // with these jobs waiting and no unit able to take one, so none ever will.
-                // (Exact when the repeating profiles share one period, as a profile given to
-                // every host or a random failure model's do.)
-                (Some(h), Some(since)) if finite_pending == 0 && h > since.max(last_finite) + longest_period => break,
-                _ => {}
+            // Jobs wait; a power event (a boot's end) will start them. (Power saving is never
+            // combined with state profiles.)
+            if power_change.is_none() {
+                match (host_change, idle_since) {
+                    (None, _) => break,
+                    // Every state left repeats with a period of at most `longest_period`: a whole
+                    // one has passed, since the last change of a profile that does not repeat,
+                    // with these jobs waiting and no unit able to take one, so none ever will.
+                    // (Exact when the repeating profiles share one period, as a profile given to
+                    // every host or a random failure model's do.)
+                    (Some(h), Some(since)) if finite_pending == 0 && h > since.max(last_finite) + longest_period => {
+                        break
+                    }
+                    _ => {}
+                }
             }
         }
-        let now = [arrival, completion, host_change]
+        let now = [arrival, completion, host_change, power_change]
             .into_iter()
             .flatten()
             .fold(f64::INFINITY, f64::min);
@@ -323,6 +528,15 @@ pub fn simulate_on(
                 free.extend(a..=b);
                 if !holder.is_empty() {
                     holder[a as usize..=b as usize].fill(usize::MAX);
+                }
+                if let Some(p) = power.as_mut() {
+                    for u in a..=b {
+                        let h = p.unit_host[u as usize];
+                        p.busy[h] -= 1;
+                        if p.busy[h] == 0 {
+                            p.idle_from(now, h);
+                        }
+                    }
                 }
             }
             let pos = running_pos[c.index];
@@ -399,6 +613,7 @@ pub fn simulate_on(
                         result.state = FinalState::Requeued;
                         outcome.requeued.push(result);
                         results[started as usize].state = FinalState::Requeued;
+                        queued_units += u64::from(job.size);
                         queue.insert_in_order(QueuedJob {
                             index,
                             id: job.id,
@@ -414,6 +629,39 @@ pub fn simulate_on(
                 }
             }
         }
+        // Power events: a shutdown or a boot ends; an idle timeout passes (acted on after the
+        // decision, which may give the host a job).
+        if let Some(p) = power.as_mut() {
+            while let Some(&Reverse(e)) = p.events.peek() {
+                if e.date != now {
+                    break;
+                }
+                p.events.pop();
+                uncharged += 1;
+                let h = e.host;
+                match e.kind {
+                    PowerEventKind::Timeout(g) => {
+                        if g == p.generation[h] && p.state[h] == PowerState::On && p.busy[h] == 0 {
+                            p.expired.insert(h);
+                        }
+                    }
+                    PowerEventKind::ShutdownEnd => {
+                        p.enter(&mut outcome, now, h, PowerState::Off);
+                        if std::mem::replace(&mut p.reboot[h], false) {
+                            p.boot(&mut outcome, now, h);
+                        }
+                    }
+                    PowerEventKind::BootEnd => {
+                        p.enter(&mut outcome, now, h, PowerState::On);
+                        let units = p.units(h);
+                        p.coming -= units.len() as u64;
+                        units_up += units.len() as u32;
+                        free.extend(units);
+                        p.idle_from(now, h);
+                    }
+                }
+            }
+        }
         while let Some(&i) = order.get(next) {
             if jobs[i].submit_s != now {
                 break;
@@ -424,6 +672,7 @@ pub fn simulate_on(
                 outcome.dropped.push(i);
                 continue;
             }
+            queued_units += u64::from(job.size);
             queue.push(QueuedJob {
                 index: i,
                 id: job.id,
@@ -442,6 +691,7 @@ pub fn simulate_on(
                 total: config.units,
                 free: free.len() as u32,
                 up: units_up,
+                booting: power.as_ref().map_or(0, |p| p.coming as u32),
                 queue: &queue,
                 running: &running,
             };
@@ -470,6 +720,15 @@ pub fn simulate_on(
                     let u = free.pop_first().ok_or("internal error: free units miscounted")?;
                     if !holder.is_empty() {
                         holder[u as usize] = q.index;
+                    }
+                    if let Some(p) = power.as_mut() {
+                        let h = p.unit_host[u as usize];
+                        if p.busy[h] == 0 {
+                            // Its timeout is void.
+                            p.generation[h] += 1;
+                            p.expired.remove(&h);
+                        }
+                        p.busy[h] += 1;
                     }
                     match units.last_mut() {
                         Some(last) if last.1 + 1 == u => last.1 = u,
@@ -519,9 +778,48 @@ pub fn simulate_on(
             }
             for slot in slots.drain(..) {
                 taken[slot] = false;
+                queued_units -= u64::from(queue.job(slot).size);
                 queue.remove(slot);
             }
             queue.compact_if_sparse();
+        }
+        if let Some(p) = power.as_mut() {
+            // Units free or on their way up, against what the queue needs.
+            let mut supply = free.len() as u64 + p.coming;
+            // A host whose timeout passed is switched off unless the queued jobs need its units
+            // (as when EASY holds idle hosts for the head job's reservation).
+            let expired: Vec<usize> = p.expired.iter().copied().collect();
+            for h in expired {
+                let n = p.units(h).len() as u64;
+                if supply < queued_units + n {
+                    continue;
+                }
+                p.expired.remove(&h);
+                supply -= n;
+                for u in p.units(h) {
+                    free.remove(&u);
+                }
+                units_up -= n as u32;
+                p.enter(&mut outcome, now, h, PowerState::ShuttingDown);
+                outcome.shutdowns += 1;
+                p.bootable.insert(h);
+                p.plan(now + p.saving.shutdown_s, h, PowerEventKind::ShutdownEnd);
+            }
+            // Boot, lowest-numbered first, while the queued jobs need more units than are free
+            // or coming.
+            while supply < queued_units {
+                let Some(h) = p.bootable.pop_first() else {
+                    break;
+                };
+                let n = p.units(h).len() as u64;
+                supply += n;
+                p.coming += n;
+                if p.state[h] == PowerState::Off {
+                    p.boot(&mut outcome, now, h);
+                } else {
+                    p.reboot[h] = true;
+                }
+            }
         }
         let waiting = running.is_empty() && next == order.len() && !queue.is_empty();
         idle_since = if waiting { idle_since.or(Some(now)) } else { None };

@@ -643,6 +643,7 @@ mod reference {
                 total: config.units,
                 free: free.len() as u32,
                 up: config.units,
+                booting: 0,
                 queue: &view_queue,
                 running: &running,
             };

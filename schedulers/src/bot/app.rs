@@ -4,7 +4,7 @@
 //! exec. The master answers each request when it arrives (notification order, which is arrival
 //! order), starts the reply transfer and forgets it (non-blocking send).
 
-use sim_core::platform::HostId;
+use sim_core::platform::{HostId, LinkId};
 use sim_core::{ActivityKind, Application, Engine, EngineStats, FailureCause, Notification, Simulation, Tag};
 
 use super::{Assignment, ChunkPolicy, ChunkReport, MasterView, Request, WorkerHook};
@@ -107,6 +107,9 @@ pub struct BotOutcome {
     /// Every host with power properties (SimGrid's host energy model, `sim_core::energy`), in
     /// platform order, as of the makespan; empty on a platform without them.
     pub energy: Vec<HostEnergy>,
+    /// Joules all links with a power model (`wattage_range`) consumed up to the makespan
+    /// (SimGrid's link energy plugin, `sim_core::energy`); `None` on a platform without them.
+    pub link_energy_j: Option<f64>,
 }
 
 /// A powered host's energy and CPU load from the start to the makespan.
@@ -351,6 +354,13 @@ impl MasterWorker {
                 })
                 .collect();
         }
+        if self.outcome.tasks_done >= self.config.tasks && engine.has_link_power() {
+            self.outcome.link_energy_j = Some(
+                (0..engine.platform().links.len() as u32)
+                    .filter_map(|l| engine.link_energy_j(LinkId(l)))
+                    .sum(),
+            );
+        }
         state.last = Some(report);
         state.proposal = self.hooks[worker]
             .as_mut()
@@ -408,7 +418,15 @@ impl Application for MasterWorker {
             .config
             .workers
             .iter()
-            .map(|&h| engine.platform().host(h).speed)
+            .map(|&h| {
+                // A worker's speed at the pstate it runs at: the family may have moved it
+                // from the platform's (DVFS).
+                let host = engine.platform().host(h);
+                match engine.pstate(h) {
+                    p if p == host.pstate => host.speed,
+                    p => host.pstate_speed(p).unwrap_or(host.speed),
+                }
+            })
             .collect();
         for worker in 0..self.config.workers.len() {
             self.send_request(engine, worker);

@@ -10,7 +10,16 @@
 //! the joules every powered host of the platform consumed from the start to the makespan
 //! (hosts the deployment leaves out still draw their idle power, as in SimGrid's total), and
 //! the `energy` table per host. On a platform without them there is no energy metric (its
-//! cell in runs.csv is empty) and the `energy` table has no rows.
+//! cell in runs.csv is empty) and the `energy` table has no rows. On a platform whose links
+//! carry SimGrid's `wattage_range`, a run also reports `link_energy_j`, the joules all those
+//! links consumed up to the makespan (SimGrid's link energy plugin; docs/energy.md).
+//!
+//! DVFS: `worker_pstate` puts every worker host in that pstate at date 0 (`Engine::set_pstate`,
+//! SimGrid's `Host::set_pstate`); `deadline_s` chooses the pstate instead, the lowest-power one
+//! whose estimated makespan meets the deadline ([`choose_pstate`] states the estimate), the
+//! slack-reclamation rule of the DVFS scheduling literature (e.g. von Laszewski et al., "Power-
+//! aware scheduling of virtual machines in DVFS-enabled clusters", IEEE Cluster 2009: run at
+//! the lowest frequency that still meets the job's deadline). Neither set, no pstate changes.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -53,7 +62,36 @@ const TASK_CV: Param = Param::real(
 )
 .at_most(100.0);
 
-const WORKLOAD: &[Param] = &[TASKS, TASK_FLOPS, TASK_BYTES, CONTROL_BYTES, MASTER, NODES, TASK_CV];
+/// The pstate every worker host is put in at the start (`Engine::set_pstate`); unset, each
+/// host keeps the pstate its platform gives it and nothing is changed.
+const WORKER_PSTATE: Param = Param::integer(
+    "worker_pstate",
+    "power state (pstate) every worker host runs at, set at the start (DVFS; the master's host keeps its own)",
+    Param::NO_DEFAULT,
+    0.0,
+)
+.computed_default("each host's own pstate, as the platform gives it");
+/// The makespan the energy-aware choice of a pstate aims at ([`choose_pstate`]).
+const DEADLINE: Param = Param::real(
+    "deadline_s",
+    "makespan target: the workers run at the lowest-power pstate whose estimated makespan (total flops / the workers' summed speeds) is within it, else at the fastest",
+    Param::NO_DEFAULT,
+    0.0,
+)
+.in_unit("s")
+.computed_default("none: no pstate is chosen");
+
+const WORKLOAD: &[Param] = &[
+    TASKS,
+    TASK_FLOPS,
+    TASK_BYTES,
+    CONTROL_BYTES,
+    MASTER,
+    NODES,
+    TASK_CV,
+    WORKER_PSTATE,
+    DEADLINE,
+];
 
 const METRICS: &[Named] = &[
     Named {
@@ -84,6 +122,22 @@ const METRICS: &[Named] = &[
         name: "energy_j",
         description: "joules all powered hosts consumed up to the makespan (SimGrid's host energy model; only on platforms with `wattage_per_state` properties)",
     },
+    Named {
+        name: "pstate",
+        description: "the pstate the workers ran at (only when `worker_pstate` or `deadline_s` is set)",
+    },
+    Named {
+        name: "estimated_makespan_s",
+        description: "the makespan `deadline_s` estimated at the chosen pstate: total flops / the workers' summed speeds, s (only with `deadline_s`)",
+    },
+    Named {
+        name: "deadline_met",
+        description: "1 if the makespan was within `deadline_s`, else 0 (only with `deadline_s`)",
+    },
+    Named {
+        name: "link_energy_j",
+        description: "joules all powered links consumed up to the makespan (SimGrid's link energy plugin; only on platforms with `wattage_range` link properties)",
+    },
 ];
 
 const TABLES: &[TableInfo] = &[
@@ -112,6 +166,7 @@ const TABLES: &[TableInfo] = &[
 struct Prepared {
     config: BotConfig,
     policy_params: BTreeMap<String, f64>,
+    pstate: Option<PstateChoice>,
 }
 
 fn has_drawn_sizes(spec: &RunSpec) -> bool {
@@ -163,6 +218,7 @@ fn prepare(spec: &ParamReader, external: Option<&ExternalPolicy>) -> Result<Prep
         return Err(RunError::platform("the deployment has no worker"));
     }
     check_routes(spec, workers.iter().map(|&w| (master, w)))?;
+    let pstate = worker_pstate(spec, &workers, tasks as f64 * task_flops)?;
     let policy_params = spec.numeric_params_besides(WORKLOAD)?;
     match external {
         None => {
@@ -194,7 +250,167 @@ fn prepare(spec: &ParamReader, external: Option<&ExternalPolicy>) -> Result<Prep
             record_chunks: spec.tables.iter().any(|t| t == "chunks"),
         },
         policy_params,
+        pstate,
     })
+}
+
+/// The pstate the workers run at, when the run chooses one, and why.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct PstateChoice {
+    pstate: usize,
+    /// With `deadline_s`: the deadline and the estimated makespan at `pstate`.
+    deadline: Option<(f64, f64)>,
+}
+
+/// Reads `worker_pstate` and `deadline_s` (at most one of them): `None` when neither is set,
+/// so the platform's pstates stand and the run is the one without DVFS. `total_flops` is the
+/// work of all tasks (their mean size times their number when sizes are drawn).
+fn worker_pstate(spec: &ParamReader, workers: &[HostId], total_flops: f64) -> Result<Option<PstateChoice>, RunError> {
+    let fixed = spec.optional_integer(&WORKER_PSTATE)?;
+    let deadline = spec.optional_real(&DEADLINE)?;
+    let platform = &spec.platform;
+    match (fixed, deadline) {
+        (None, None) => Ok(None),
+        (Some(_), Some(_)) => Err(RunError::param(
+            DEADLINE.name,
+            "chooses the workers' pstate itself: it cannot be combined with 'worker_pstate'",
+        )),
+        (Some(p), None) => {
+            let pstate = usize::try_from(p).unwrap_or(usize::MAX);
+            for &w in workers {
+                let host = platform.host(w);
+                match host.pstate_speed(pstate) {
+                    None => {
+                        return Err(RunError::param(
+                            WORKER_PSTATE.name,
+                            format!(
+                                "is {p}, but worker host '{}' has {} pstate(s) (0 to {})",
+                                host.name,
+                                host.pstate_count(),
+                                host.pstate_count() - 1
+                            ),
+                        ))
+                    }
+                    Some(speed) if speed <= 0.0 => {
+                        return Err(RunError::param(
+                            WORKER_PSTATE.name,
+                            format!(
+                                "is {p}, but worker host '{}' computes at 0 flop/s in pstate {p} (a boot or \
+                                 shutdown state): its tasks would never end",
+                                host.name
+                            ),
+                        ))
+                    }
+                    Some(_) => {}
+                }
+            }
+            Ok(Some(PstateChoice { pstate, deadline: None }))
+        }
+        (None, Some(deadline)) => choose_pstate(spec, workers, total_flops, deadline).map(Some),
+    }
+}
+
+/// The energy-aware choice: among the pstates every worker host has at a positive speed, the
+/// one whose workers draw the least power while computing (each runs one task at a time, so a
+/// host of `c` cores is at load `1/c`) among those whose estimated makespan
+/// `total_flops / Σ speed` is within `deadline`; when none is, the fastest. Ties go to the
+/// faster pstate, then the lower index.
+///
+/// The estimate is the makespan of perfectly divisible work on the workers' summed speed: it
+/// leaves out the messages, the master's waits and the imbalance of the last chunks, which
+/// every policy adds to in its own way, so it is a lower bound and the run's `deadline_met`
+/// says whether the deadline held. This is the classic slack-reclamation reading of DVFS
+/// (run as slowly as the deadline allows), not a search for the least energy: with the
+/// idle power every host draws anyway, a slower pstate may cost more joules.
+fn choose_pstate(
+    spec: &ParamReader,
+    workers: &[HostId],
+    total_flops: f64,
+    deadline: f64,
+) -> Result<PstateChoice, RunError> {
+    let platform = &spec.platform;
+    let mut powers = Vec::with_capacity(workers.len());
+    for &w in workers {
+        let host = platform.host(w);
+        match sim_core::energy::HostPower::from_host(host) {
+            Ok(Some(power)) => powers.push(power),
+            Ok(None) => {
+                return Err(RunError::param(
+                    DEADLINE.name,
+                    format!(
+                        "needs each pstate's power, but worker host '{}' has no 'wattage_per_state' property",
+                        host.name
+                    ),
+                ))
+            }
+            Err(e) => return Err(RunError::platform(e)),
+        }
+    }
+    let count = workers
+        .iter()
+        .map(|&w| platform.host(w).pstate_count())
+        .min()
+        .unwrap_or(0);
+    // (pstate, estimated makespan, watts)
+    let mut candidates = Vec::new();
+    for pstate in 0..count {
+        let mut speed = 0.0;
+        let mut watts = 0.0;
+        let mut usable = true;
+        for (&w, power) in workers.iter().zip(&powers) {
+            let host = platform.host(w);
+            let s = host.pstate_speed(pstate).unwrap_or(0.0);
+            usable &= s > 0.0;
+            speed += s;
+            watts += power.watts(pstate, 1.0 / f64::from(host.cores), true);
+        }
+        if usable {
+            candidates.push((pstate, total_flops / speed, watts));
+        }
+    }
+    let by = |key: fn(&(usize, f64, f64)) -> (f64, f64)| {
+        move |a: &&(usize, f64, f64), b: &&(usize, f64, f64)| {
+            let (ka, kb) = (key(a), key(b));
+            ka.0.total_cmp(&kb.0).then(ka.1.total_cmp(&kb.1)).then(a.0.cmp(&b.0))
+        }
+    };
+    let within = candidates.iter().filter(|c| c.1 <= deadline).min_by(by(|c| (c.2, c.1)));
+    let chosen = within.or_else(|| candidates.iter().min_by(by(|c| (c.1, c.2))));
+    let Some(&(pstate, estimate, _)) = chosen else {
+        return Err(RunError::param(
+            DEADLINE.name,
+            "has no pstate to choose from: in every pstate some worker host computes at 0 flop/s",
+        ));
+    };
+    Ok(PstateChoice {
+        pstate,
+        deadline: Some((deadline, estimate)),
+    })
+}
+
+/// Puts every worker host in the chosen pstate (nothing when the run chose none).
+fn apply_pstate(engine: &mut Engine, workers: &[HostId], choice: Option<PstateChoice>) -> Result<(), RunError> {
+    if let Some(choice) = choice {
+        for &w in workers {
+            // `worker_pstate` checked that every worker has the pstate.
+            engine
+                .set_pstate(w, choice.pstate)
+                .map_err(|e| RunError::param(WORKER_PSTATE.name, e.to_string()))?;
+        }
+    }
+    Ok(())
+}
+
+/// The DVFS metrics of a run that chose its workers' pstate.
+fn pstate_metrics(metrics: &mut BTreeMap<String, f64>, choice: Option<PstateChoice>, makespan: f64) {
+    let Some(choice) = choice else {
+        return;
+    };
+    metrics.insert("pstate".to_string(), choice.pstate as f64);
+    if let Some((deadline, estimate)) = choice.deadline {
+        metrics.insert("estimated_makespan_s".to_string(), estimate);
+        metrics.insert("deadline_met".to_string(), f64::from(u8::from(makespan <= deadline)));
+    }
 }
 
 const INFO: FamilyInfo = FamilyInfo {
@@ -270,8 +486,10 @@ fn run_with(spec: &RunSpec, external: Option<&ExternalPolicy>) -> Result<RunOutp
             (Box::new(checked), Some(failure))
         }
     };
-    let engine = Engine::new(Arc::clone(&spec.platform)).map_err(|e| e.to_string())?;
+    let mut engine = Engine::new(Arc::clone(&spec.platform)).map_err(|e| e.to_string())?;
     let hosts = prepared.config.workers.clone();
+    apply_pstate(&mut engine, &hosts, prepared.pstate)?;
+    let pstate = prepared.pstate;
     let record_chunks = prepared.config.record_chunks;
     let tasks = prepared.config.tasks;
     let (outcome, stats) = bot::run(engine, prepared.config, policy).map_err(|e| {
@@ -301,6 +519,10 @@ fn run_with(spec: &RunSpec, external: Option<&ExternalPolicy>) -> Result<RunOutp
     if !outcome.energy.is_empty() {
         let total: f64 = outcome.energy.iter().map(|e| e.joules).sum();
         metrics.insert("energy_j".to_string(), total);
+    }
+    pstate_metrics(&mut metrics, pstate, outcome.makespan);
+    if let Some(joules) = outcome.link_energy_j {
+        metrics.insert("link_energy_j".to_string(), joules);
     }
     // Both chunk tables start with the worker, its host, the size and the first task, then
     // their dates.
@@ -393,6 +615,11 @@ mod energy_tests {
     /// A master `m` and two workers `w1`, `w2` (one core, 1 Gflop/s each) on one 1 GB/s link.
     /// With `power`, the master's `wattage_per_state` is "50:150" and the workers' "100:200".
     fn spec(power: bool) -> RunSpec {
+        spec_with_link(power, None)
+    }
+
+    /// [`spec`], its link with the power model `link_power`.
+    fn spec_with_link(power: bool, link_power: Option<sim_core::energy::LinkPower>) -> RunSpec {
         let mut p = Platform::new();
         let mut ids = Vec::new();
         for (name, watts) in [("m", "50:150"), ("w1", "100:200"), ("w2", "100:200")] {
@@ -402,7 +629,9 @@ mod energy_tests {
             }
             ids.push(p.add_host(h).unwrap());
         }
-        let link = p.add_link(Link::new("l", 1e9, 1e-4)).unwrap();
+        let mut l = Link::new("l", 1e9, 1e-4);
+        l.power = link_power;
+        let link = p.add_link(l).unwrap();
         for &a in &ids {
             for &b in &ids {
                 if a != b {
@@ -479,9 +708,193 @@ mod energy_tests {
     fn no_power_properties_no_energy_metric_and_an_empty_table() {
         let out = BagOfTasks.run(&spec(false)).unwrap();
         assert!(!out.metrics.contains_key("energy_j"));
+        assert!(!out.metrics.contains_key("link_energy_j"));
         assert!(out.tables["energy"].rows.is_empty());
         // The same run with power properties: the schedule does not move.
         let powered = BagOfTasks.run(&spec(true)).unwrap();
         assert_eq!(out.metrics["makespan_s"], powered.metrics["makespan_s"]);
+    }
+
+    #[test]
+    fn link_energy_is_its_power_over_the_makespan() {
+        use sim_core::energy::LinkPower;
+        // With idle = busy the link draws 7 W whatever its load, so whatever its updates the
+        // plugin's sum is 7 W × the makespan T.
+        let flat = BagOfTasks
+            .run(&spec_with_link(false, Some(LinkPower { idle: 7.0, busy: 7.0 })))
+            .unwrap();
+        let t = flat.metrics["makespan_s"];
+        assert!((flat.metrics["link_energy_j"] - 7.0 * t).abs() <= 1e-12 * 7.0 * t);
+        assert!(!flat.metrics.contains_key("energy_j"));
+        // 7 W idle, 9 W busy: the comms load the link part of the time, so the energy lies
+        // strictly between 7 T and 9 T; the schedule does not move.
+        let ranged = BagOfTasks
+            .run(&spec_with_link(false, Some(LinkPower { idle: 7.0, busy: 9.0 })))
+            .unwrap();
+        assert_eq!(ranged.metrics["makespan_s"], t);
+        let j = ranged.metrics["link_energy_j"];
+        assert!(j > 7.0 * t && j < 9.0 * t, "{j} J over {t} s");
+    }
+}
+
+#[cfg(test)]
+mod dvfs_tests {
+    use super::*;
+    use crate::registry::ParamError;
+    use sim_core::platform::{Host, Link, Platform};
+
+    /// A master `m` (1 Gflop/s, no power properties) and one worker `w`: one core, four
+    /// pstates of 2, 1, 0.5 and 0 Gflop/s at `idle:full` watts 100:200, 90:120, 80:90 and
+    /// 70:70, starting in pstate `start`. The link has no latency and every message is 0
+    /// bytes, so messages take no time and the worker computes without a pause: 10 tasks of
+    /// 1 Gflop are 10 Gflop at the worker's speed.
+    fn spec(start: usize, extra: &[(&str, ParamValue)]) -> RunSpec {
+        let mut p = Platform::new();
+        let m = p.add_host(Host::new("m", 1e9)).unwrap();
+        let speeds = vec![2e9, 1e9, 5e8, 0.0];
+        let mut w = Host::new("w", speeds[start]);
+        w.pstate_speeds = speeds;
+        w.pstate = start;
+        w.properties
+            .insert("wattage_per_state".into(), "100:200, 90:120, 80:90, 70:70".into());
+        let w = p.add_host(w).unwrap();
+        let link = p.add_link(Link::new("l", 1e9, 0.0)).unwrap();
+        p.routing.add_route(m, w, vec![link]);
+        p.routing.add_route(w, m, vec![link]);
+        let mut params: BTreeMap<String, ParamValue> = [
+            ("tasks".to_string(), ParamValue::Int(10)),
+            ("task_flops".to_string(), ParamValue::Float(1e9)),
+            ("task_bytes".to_string(), ParamValue::Float(0.0)),
+            ("control_bytes".to_string(), ParamValue::Float(0.0)),
+        ]
+        .into();
+        for (k, v) in extra {
+            params.insert(k.to_string(), v.clone());
+        }
+        RunSpec {
+            index: 0,
+            platform: Arc::new(p),
+            platform_name: "one worker".into(),
+            scheduler: "wq".into(),
+            params,
+            replication: 0,
+            seed: 1,
+            workload: None,
+            tables: vec!["energy".into()],
+        }
+    }
+
+    fn close(a: f64, b: f64) -> bool {
+        (a - b).abs() <= 1e-9 * b.abs()
+    }
+
+    #[test]
+    fn a_fixed_pstate_gives_the_closed_form_makespan_and_joules() {
+        // The worker computes 10 Gflop without a pause at its pstate's speed s, one core fully
+        // loaded, so it draws its `full` watts throughout: T = 1e10 / s and E = full × T
+        // (the master has no power properties and counts for nothing).
+        //   pstate 0: T = 1e10 / 2e9 = 5 s,   E = 200 W × 5 s  = 1000 J
+        //   pstate 1: T = 1e10 / 1e9 = 10 s,  E = 120 W × 10 s = 1200 J
+        //   pstate 2: T = 1e10 / 5e8 = 20 s,  E =  90 W × 20 s = 1800 J
+        // The worker starts in pstate 0 each time: the family moves it at date 0.
+        for (pstate, makespan, joules) in [(0, 5.0, 1000.0), (1, 10.0, 1200.0), (2, 20.0, 1800.0)] {
+            let out = BagOfTasks
+                .run(&spec(0, &[("worker_pstate", ParamValue::Int(pstate))]))
+                .unwrap();
+            assert!(
+                close(out.metrics["makespan_s"], makespan),
+                "{pstate}: {:?}",
+                out.metrics
+            );
+            assert!(close(out.metrics["energy_j"], joules), "{pstate}: {:?}", out.metrics);
+            assert_eq!(out.metrics["pstate"], pstate as f64);
+            assert!(!out.metrics.contains_key("deadline_met"));
+        }
+    }
+
+    #[test]
+    fn the_deadline_picks_the_lowest_power_pstate_that_meets_it() {
+        // Busy power per pstate: 200, 120, 90 W (pstate 3 computes at 0 flop/s and is never a
+        // candidate); estimated makespans 1e10 / s: 5, 10, 20 s.
+        // Deadline 12 s: pstates 0 (5 s) and 1 (10 s) meet it; 1 draws less: T = 10 s,
+        // E = 1200 J, met.
+        let out = BagOfTasks
+            .run(&spec(0, &[("deadline_s", ParamValue::Float(12.0))]))
+            .unwrap();
+        assert_eq!(out.metrics["pstate"], 1.0);
+        assert!(close(out.metrics["estimated_makespan_s"], 10.0));
+        assert!(close(out.metrics["makespan_s"], 10.0));
+        assert!(close(out.metrics["energy_j"], 1200.0));
+        assert_eq!(out.metrics["deadline_met"], 1.0);
+        // Deadline 25 s: every usable pstate meets it; 2 draws least: T = 20 s, E = 1800 J.
+        let out = BagOfTasks
+            .run(&spec(0, &[("deadline_s", ParamValue::Float(25.0))]))
+            .unwrap();
+        assert_eq!(out.metrics["pstate"], 2.0);
+        assert!(close(out.metrics["energy_j"], 1800.0));
+        assert_eq!(out.metrics["deadline_met"], 1.0);
+        // Deadline 4 s: none meets it; the fastest, pstate 0 (starting from pstate 2): T = 5 s,
+        // missed.
+        let out = BagOfTasks
+            .run(&spec(2, &[("deadline_s", ParamValue::Float(4.0))]))
+            .unwrap();
+        assert_eq!(out.metrics["pstate"], 0.0);
+        assert!(close(out.metrics["makespan_s"], 5.0));
+        assert_eq!(out.metrics["deadline_met"], 0.0);
+    }
+
+    fn refusal(spec: &RunSpec) -> ParamError {
+        match BagOfTasks.validate(spec) {
+            Err(RunError::Param(e)) => {
+                // The run refuses it the same way.
+                assert!(matches!(BagOfTasks.run(spec), Err(RunError::Param(ref r)) if *r == e));
+                e
+            }
+            other => panic!("expected a parameter error, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_missing_or_stopped_pstate_is_refused_naming_the_parameter_and_the_host() {
+        let e = refusal(&spec(0, &[("worker_pstate", ParamValue::Int(4))]));
+        assert_eq!(e.param, "worker_pstate");
+        assert!(e.message.contains("'w' has 4 pstate(s) (0 to 3)"), "{}", e.message);
+        let e = refusal(&spec(0, &[("worker_pstate", ParamValue::Int(3))]));
+        assert_eq!(e.param, "worker_pstate");
+        assert!(e.message.contains("'w' computes at 0 flop/s"), "{}", e.message);
+        let both = [
+            ("worker_pstate", ParamValue::Int(1)),
+            ("deadline_s", ParamValue::Float(10.0)),
+        ];
+        assert_eq!(refusal(&spec(0, &both)).param, "deadline_s");
+        // A deadline needs the workers' power.
+        let mut unpowered = spec(0, &[("deadline_s", ParamValue::Float(10.0))]);
+        let mut p = (*unpowered.platform).clone();
+        p.hosts[1].properties.clear();
+        unpowered.platform = Arc::new(p);
+        let e = refusal(&unpowered);
+        assert_eq!(e.param, "deadline_s");
+        assert!(e.message.contains("'w' has no 'wattage_per_state'"), "{}", e.message);
+    }
+
+    #[test]
+    fn without_the_parameters_the_platform_pstate_stands_and_nothing_is_added() {
+        // The worker starts in pstate 1 (1 Gflop/s): T = 10 s, E = 120 W × 10 s = 1200 J, as
+        // with `worker_pstate = 1`; no DVFS metric, and no parameter noted as used.
+        let plain = BagOfTasks.run(&spec(1, &[])).unwrap();
+        assert!(close(plain.metrics["makespan_s"], 10.0));
+        assert!(close(plain.metrics["energy_j"], 1200.0));
+        for m in ["pstate", "estimated_makespan_s", "deadline_met"] {
+            assert!(!plain.metrics.contains_key(m));
+        }
+        let used = BagOfTasks.validate(&spec(1, &[])).unwrap();
+        assert!(!used.contains_key("worker_pstate") && !used.contains_key("deadline_s"));
+        let fixed = BagOfTasks
+            .run(&spec(1, &[("worker_pstate", ParamValue::Int(1))]))
+            .unwrap();
+        let mut same = fixed.metrics.clone();
+        same.remove("pstate");
+        assert_eq!(same, plain.metrics);
+        assert_eq!(fixed.tables, plain.tables);
     }
 }

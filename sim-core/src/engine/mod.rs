@@ -212,6 +212,8 @@ pub struct Engine {
     trace: Option<Vec<TraceRecord>>,
     /// Each host's energy meter ([`power`]); empty when no host has power properties.
     meters: Vec<Option<power::HostMeter>>,
+    /// Each link's energy meter ([`power`]); empty when no link has a power model.
+    link_meters: Vec<Option<power::LinkMeter>>,
 }
 
 impl Engine {
@@ -246,7 +248,10 @@ impl Engine {
         if mode == SharingMode::Fast {
             for (link, state) in platform.links.iter().zip(&links) {
                 let fixed = link.bandwidth_profile.is_none() && link.bandwidth.is_finite() && link.bandwidth > 0.0;
-                if fixed && link.policy == crate::platform::SharingPolicy::Shared {
+                // A powered link's energy reads its usage, so its constraint must list every
+                // flow on it.
+                let unpowered = link.power.is_none();
+                if fixed && unpowered && link.policy == crate::platform::SharingPolicy::Shared {
                     implied_capacity[state.cons.0 as usize] = link.bandwidth;
                 }
             }
@@ -301,8 +306,10 @@ impl Engine {
             due_placed: Vec::new(),
             trace: None,
             meters: Vec::new(),
+            link_meters: Vec::new(),
         };
         engine.meters = power::meters(&engine.platform);
+        engine.link_meters = power::link_meters(&engine.platform);
         engine.schedule_profiles();
         engine
     }
@@ -407,6 +414,8 @@ impl Engine {
         let kind = ActivityKind::Comm { src, dst };
         let bytes = bytes.max(0.0);
         let (id, slot) = self.new_activity(kind, tag, self.params.comm_work(bytes));
+        // Set before any failure, which updates the powered links of the comm's route.
+        self.activities[slot as usize].route = route;
         for host in [src, dst] {
             if !self.hosts[host.0 as usize].on {
                 self.fail(slot, FailureCause::HostOff(host));
@@ -419,6 +428,9 @@ impl Engine {
                 self.fail(slot, FailureCause::LinkOff(off));
                 return Ok(id);
             }
+        }
+        if !self.link_meters.is_empty() {
+            self.comm_link_power_update(route);
         }
         // The comm joins the max-min system only when its data phase starts: during the latency
         // phase it takes no share (SimGrid keeps it as a disabled variable). A link failure in
@@ -1189,6 +1201,11 @@ impl Engine {
             kind,
             tag: act.tag,
         };
+        if !self.link_meters.is_empty() && matches!(kind, ActivityKind::Comm { .. }) {
+            // Before the comm leaves the max-min system: SimGrid's plugin reads the link's usage
+            // with the comm still on it.
+            self.comm_link_power_update(act.route);
+        }
         self.release(slot);
         if let ActivityKind::Io { disk, .. } = kind {
             if matches!(self.disks[disk.0 as usize], DiskState::Fcfs { .. }) {
@@ -1209,6 +1226,12 @@ impl Engine {
             tag: act.tag,
             cause,
         };
+        let started_comm =
+            matches!(act.kind, ActivityKind::Comm { .. }) && matches!(act.phase, Phase::Latency | Phase::Running);
+        if started_comm && !self.link_meters.is_empty() {
+            // SimGrid's plugin updates a failed comm's links too, with the comm still on them.
+            self.comm_link_power_update(act.route);
+        }
         self.release(slot);
         self.notes.push_back(note);
     }

@@ -8,11 +8,20 @@
 //! exec start and state change and at every host state or speed change; between them the
 //! power is constant. An engine whose platform has no power properties keeps no meter, and
 //! each of those points costs one test of an empty vector.
+//!
+//! Links with a power model (`wattage_range`) get a meter too, updated where SimGrid 3.32's
+//! link energy plugin updates (see [`crate::energy`]): for every link of a comm's route when the
+//! comm starts and when it completes or fails (with the comm still on the link), when the link
+//! turns off or on, and when its energy is read; each update adds the power drawn *now* (the
+//! link's usage as the last solve left it, before the change at hand re-solves anything) times
+//! the time since the link's last update. Powered links are never left out of comms' variables
+//! as implied (`implied.rs`), so their constraint lists every flow on them. A platform without
+//! powered links keeps no link meter.
 
 use super::Engine;
-use crate::energy::{load_of, EnergyMeter, HostPower};
+use crate::energy::{load_of, EnergyMeter, HostPower, LinkPower};
 use crate::network::ConfigError;
-use crate::platform::{HostId, Platform};
+use crate::platform::{HostId, LinkId, Platform};
 
 /// One powered host's model, meter and running execs.
 pub(crate) struct HostMeter {
@@ -49,6 +58,31 @@ pub(crate) fn meters(platform: &Platform) -> Vec<Option<HostMeter>> {
                     load: 0.0,
                     load_s: 0.0,
                 }
+            })
+        })
+        .collect()
+}
+
+/// One powered link's model and the joules it consumed up to `since`.
+pub(crate) struct LinkMeter {
+    power: LinkPower,
+    joules: f64,
+    since: f64,
+}
+
+/// A meter per link when some link has a power model (`None` for those without), else empty.
+pub(crate) fn link_meters(platform: &Platform) -> Vec<Option<LinkMeter>> {
+    if platform.links.iter().all(|l| l.power.is_none()) {
+        return Vec::new();
+    }
+    platform
+        .links
+        .iter()
+        .map(|l| {
+            l.power.map(|power| LinkMeter {
+                power,
+                joules: 0.0,
+                since: 0.0,
             })
         })
         .collect()
@@ -132,6 +166,58 @@ impl Engine {
         } else {
             m.load_s
         })
+    }
+
+    /// Joules the link has consumed from date 0 to now under SimGrid 3.32's link energy plugin
+    /// (see [`crate::energy`]: the power at each update times the time since the previous one);
+    /// `None` when it has no `wattage_range` property.
+    pub fn link_energy_j(&self, link: LinkId) -> Option<f64> {
+        let m = self.link_meters.get(link.0 as usize)?.as_ref()?;
+        let now = self.now.secs();
+        Some(if now > m.since {
+            m.joules + self.link_watts(link, &m.power) * (now - m.since)
+        } else {
+            m.joules
+        })
+    }
+
+    /// Whether some link of the platform has a power model.
+    pub fn has_link_power(&self) -> bool {
+        !self.link_meters.is_empty()
+    }
+
+    /// The watts `link` draws with its flows' current rates.
+    fn link_watts(&self, link: LinkId, power: &LinkPower) -> f64 {
+        let state = &self.links[link.0 as usize];
+        power.watts(self.lmm.usage(state.cons), state.bandwidth)
+    }
+
+    /// Settles a powered link's energy up to now at the power it draws now (SimGrid's
+    /// `LinkEnergy::update`).
+    pub(super) fn link_power_update(&mut self, link: LinkId) {
+        let Some(Some(m)) = self.link_meters.get(link.0 as usize) else {
+            return;
+        };
+        let now = self.now.secs();
+        if now > m.since {
+            let joules = m.joules + self.link_watts(link, &m.power) * (now - m.since);
+            let Some(Some(m)) = self.link_meters.get_mut(link.0 as usize) else {
+                return;
+            };
+            m.joules = joules;
+            m.since = now;
+        }
+    }
+
+    /// A comm on cached route `route` starts, completes or fails: updates the route's powered
+    /// links.
+    #[inline(never)] // rare: only with powered links
+    pub(super) fn comm_link_power_update(&mut self, route: u32) {
+        let links = self.routes[route as usize].links;
+        for i in 0..self.route_lists.links(links).len() {
+            let link = self.route_lists.links(links)[i];
+            self.link_power_update(link);
+        }
     }
 
     /// Whether some host of the platform has a power model.

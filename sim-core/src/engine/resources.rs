@@ -140,6 +140,10 @@ impl Engine {
             }
             ProfileTarget::LinkState(l) => {
                 let on = value != 0.0;
+                if self.links[l.0 as usize].on != on {
+                    // SimGrid's plugin updates a link when it turns off or on, before its flows fail.
+                    self.link_power_update(l);
+                }
                 let was_on = std::mem::replace(&mut self.links[l.0 as usize].on, on);
                 if was_on && !on {
                     self.links_off += 1;

@@ -125,6 +125,8 @@ pub struct Link {
     pub latency_profile: Option<Profile>,
     /// Switches the link off (0) and on over time (SimGrid `state_file`).
     pub state_profile: Option<Profile>,
+    /// Its power model (the `wattage_range` property, [`crate::energy`]), if it has one.
+    pub power: Option<crate::energy::LinkPower>,
 }
 
 impl Link {
@@ -138,6 +140,7 @@ impl Link {
             bandwidth_profile: None,
             latency_profile: None,
             state_profile: None,
+            power: None,
         }
     }
 }

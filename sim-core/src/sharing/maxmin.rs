@@ -776,6 +776,20 @@ impl MaxMinSystem {
             .map_or(u32::MAX, |u| u.pos)
     }
 
+    /// A constraint's usage as of the last solve: the sum over its users of their weight on it
+    /// times their value, the largest such product on a FATPIPE constraint (SimGrid's
+    /// `Constraint::get_usage`, which the link energy plugin reads).
+    pub fn usage(&self, c: ConstraintId) -> f64 {
+        let cons = &self.cons[c.0 as usize];
+        let mut total = 0.0;
+        for e in &cons.elems {
+            if e.weight > 0.0 {
+                total = cons.sharing.combine(total, e.weight * self.value(e.var));
+            }
+        }
+        total
+    }
+
     /// The variables currently using a constraint.
     pub fn variables_of(&self, c: ConstraintId) -> impl Iterator<Item = VariableId> + '_ {
         self.cons[c.0 as usize].elems.iter().map(|e| e.var)
