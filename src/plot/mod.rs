@@ -1208,6 +1208,18 @@ pub(crate) fn draw_legend_entries<DB: DrawingBackend>(
     Ok(())
 }
 
+/// The index of `key`'s entry in `entries`, an empty one appended if it has none (figures keep
+/// panels and series in the order their first row shows them).
+pub(crate) fn entry_index<K: PartialEq, V: Default>(entries: &mut Vec<(K, V)>, key: K) -> usize {
+    match entries.iter().position(|(k, _)| *k == key) {
+        Some(i) => i,
+        None => {
+            entries.push((key, V::default()));
+            entries.len() - 1
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1489,17 +1501,5 @@ mod tests {
         assert_eq!(tick_label(0.05), "0.05");
         assert_eq!(tick_label(1234.5678), "1235");
         assert_eq!(tick_label(2e9), "2e9");
-    }
-}
-
-/// The index of `key`'s entry in `entries`, an empty one appended if it has none (figures keep
-/// panels and series in the order their first row shows them).
-pub(crate) fn entry_index<K: PartialEq, V: Default>(entries: &mut Vec<(K, V)>, key: K) -> usize {
-    match entries.iter().position(|(k, _)| *k == key) {
-        Some(i) => i,
-        None => {
-            entries.push((key, V::default()));
-            entries.len() - 1
-        }
     }
 }
