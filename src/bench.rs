@@ -275,7 +275,7 @@ enum Increments {
 /// completion starts a new sleep of Exp(1) seconds. Run once per way of drawing increments,
 /// then set against the bare event queue's hold model with the same table, the runs of the two
 /// alternating so that both see the same machine: the engine's overhead per event is the ratio
-/// of their times per event (issue 19's target: at most 1.5).
+/// of their times per event (the target: at most 1.5).
 fn hold_model(pending: usize, events: u64, repeat: usize) {
     let median = |mut rates: Vec<f64>| {
         rates.sort_by(f64::total_cmp);
@@ -430,7 +430,7 @@ fn network_scenario(platform: Arc<Platform>, flows: usize, messages: u64) -> Res
 /// `execs` endless execs on one host whose speed alternates every 5 s (`PERIODICITY 10`), run
 /// for `horizon` simulated seconds: every profile step changes every exec's rate. Prints the
 /// events, the superseded events dropped, the largest queue seen and the process's peak RSS
-/// (issue 16 item 5: ten execs over 2.7e7 s leave some 54 M superseded completions, about
+/// (ten execs over 2.7e7 s leave some 54 M superseded completions, about
 /// 600 MB if the queue kept them instead of dropping them in bulk).
 fn long_profile_scenario(execs: usize, horizon: f64) {
     use sim_core::platform::Host;

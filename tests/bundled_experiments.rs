@@ -33,13 +33,13 @@ fn every_bundled_experiment_runs_quick() {
         let text = &run.stdout;
         assert!(text.contains("runs"), "{name}: {text}");
     }
-    // Issue 18.16: the LDS experiment draws each worker's chunks over time from chunks.csv,
+    // The LDS experiment draws each worker's chunks over time from chunks.csv,
     // one panel per scheduler.
     let gantt = std::fs::read_to_string(out.path().join("plots/lds-quick/chunks-timeline.svg")).unwrap();
     for text in ["scheduler = WQ", "scheduler = GSS", "scheduler = LDS(5)", "Worker host"] {
         assert!(gantt.contains(text), "chunks-timeline.svg lacks '{text}'");
     }
-    // Issue 38.10.2: the LANL study draws WQ's workers with their hosts' down periods.
+    // The LANL study draws WQ's workers with their hosts' down periods.
     let workers = std::fs::read_to_string(out.path().join("plots/lanl-failures-quick/workers.svg")).unwrap();
     for text in ["worker host", "down", "#E8E8E8"] {
         assert!(workers.contains(text), "workers.svg lacks '{text}'");

@@ -446,7 +446,7 @@ x_log = true
 
 #[test]
 fn a_swept_scheduler_parameter_shares_a_figure_with_other_schedulers() {
-    // Issue 18.9: "column 'beta' varies" used to refuse this figure; the swept value now joins
+    // "column 'beta' varies" used to refuse this figure; the swept value now joins
     // the scheduler's label in the legend, and `labels` renames values for display (18.14).
     let platform = Path::new(env!("CARGO_MANIFEST_DIR")).join("platforms/data/grid90.xml");
     let text = format!(
@@ -475,7 +475,7 @@ fn a_swept_scheduler_parameter_shares_a_figure_with_other_schedulers() {
 
 #[test]
 fn platforms_are_shown_by_short_labels_and_runs_csv_gives_their_host_counts() {
-    // Issue 38.10.6: a generated platform was shown by its whole generator string, wider than
+    // A generated platform was shown by its whole generator string, wider than
     // an axis and a legend.
     let text = r#"
 name = "sizes"
@@ -578,7 +578,7 @@ where = { tasks = 40 }
 
 #[test]
 fn a_timeline_shades_the_periods_a_host_is_down() {
-    // Issue 38.10.2: a worker's host off for a while showed as an idle gap, like a worker
+    // A worker's host off for a while showed as an idle gap, like a worker
     // without work.
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let text = format!(

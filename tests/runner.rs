@@ -318,7 +318,7 @@ fn run_key(r: &experiment::Run) -> String {
 
 #[test]
 fn a_sweep_without_limits_gets_the_default_event_budget() {
-    // Issue 38: without `[limits]` a run had no bound and could run for ever.
+    // Without `[limits]` a run had no bound and could run for ever.
     let exp = load("toy.toml", false);
     assert_eq!(exp.limits.events, 10_000_000_000);
     assert!(exp.limits.default_events && exp.limits.wall_s.is_none());

@@ -258,7 +258,7 @@ mod tests {
 
     #[test]
     fn one_axis_is_written_in_one_format() {
-        // Issue 18.13: "80000" beside "1e5" on one axis.
+        // "80000" beside "1e5" on one axis.
         assert_eq!(
             texts(&[0.0, 20000.0, 40000.0, 60000.0, 80000.0, 100000.0]),
             ["0", "2e4", "4e4", "6e4", "8e4", "1e5"]
@@ -283,7 +283,7 @@ mod tests {
 
     #[test]
     fn a_sweep_of_few_values_has_a_tick_at_each() {
-        // Issue 18.13: data at 1e8 and 5e8 had no tick.
+        // Data at 1e8 and 5e8 had no tick.
         let xs = [2e9, 1e8, 5e8, 1e9, 1e8, 2e9];
         assert_eq!(data_ticks(xs.into_iter()), Some(vec![1e8, 5e8, 1e9, 2e9]));
         assert_eq!(data_ticks((0..9).map(f64::from)), None);

@@ -661,7 +661,7 @@ mod tests {
 
     #[test]
     fn numeric_groups_are_written_as_the_lines_x_axis_writes_them() {
-        // Issue 38.10.3: a flop sweep's groups read "100000000" under bars and "1e8" on lines.
+        // A flop sweep's groups read "100000000" under bars and "1e8" on lines.
         let mut t = table();
         let col = t.column("program").unwrap();
         for row in &mut t.rows {

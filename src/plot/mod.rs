@@ -1256,7 +1256,7 @@ mod tests {
 
     #[test]
     fn intervals_stay_in_the_metrics_range_and_thin_points_say_so() {
-        // Issue 18.11: a non-negative metric whose replications spread widely got an interval
+        // A non-negative metric whose replications spread widely got an interval
         // reaching below 0, and means of 1-2 replications got intervals as if they said
         // something.
         let t = runs(&[
@@ -1289,7 +1289,7 @@ mod tests {
 
     #[test]
     fn values_get_display_labels_and_swept_scheduler_parameters_join_the_series() {
-        // Issue 18.14: legends and panel titles showed raw values; 18.9: a swept scheduler
+        // Legends and panel titles showed raw values; a swept scheduler
         // parameter could not share a figure with other schedulers.
         let header = ["run", "p", "n", "beta", "scheduler", "replication", "y"];
         let mut t = CsvTable::new(header.iter().map(|h| h.to_string()).collect());
@@ -1326,7 +1326,7 @@ mod tests {
 
     #[test]
     fn a_series_keeps_its_style_when_another_has_no_point() {
-        // Issue 38.10.4: when every run of B stopped (no value), C took B's colour and marker.
+        // When every run of B stopped (no value), C took B's colour and marker.
         let mut t = runs(&[
             ("a", 1, "A", 1.0),
             ("a", 1, "B", 2.0),
@@ -1365,7 +1365,7 @@ mod tests {
 
     #[test]
     fn per_panel_y_scales_fit_each_panel() {
-        // Issue 18.15: one panel in seconds and one in thousands of seconds share an axis
+        // One panel in seconds and one in thousands of seconds share an axis
         // unless the figure asks for one each.
         let t = runs(&[
             ("a", 1, "s", 1.0),

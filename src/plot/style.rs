@@ -136,7 +136,7 @@ mod tests {
 
     #[test]
     fn series_styles_differ() {
-        // Issue 18.12: every series of a figure is told apart by colour, marker and dash, and
+        // Every series of a figure is told apart by colour, marker and dash, and
         // neighbours in the legend differ in each.
         let styles: Vec<SeriesStyle> = (0..28).map(style_of).collect();
         for (i, a) in styles.iter().enumerate() {

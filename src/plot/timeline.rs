@@ -1133,7 +1133,7 @@ mod tests {
 
     #[test]
     fn every_panel_lists_the_same_strips_in_the_same_order() {
-        // Issue 38.10.1: each run listed its hosts in the order it first used them, so row k
+        // Each run listed its hosts in the order it first used them, so row k
         // of one panel was not the host of row k of the next.
         let t = table(&[
             (0, "RS", 0, "hostB", 0.0, 1.0, 1.0),

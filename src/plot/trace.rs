@@ -251,7 +251,7 @@ mod tests {
 
     #[test]
     fn time_axes_are_in_the_unit_of_the_span() {
-        // Issue 38.10.5: a 1000 s availability trace was drawn over 0 to 0.012 days.
+        // A 1000 s availability trace was drawn over 0 to 0.012 days.
         assert_eq!(time_unit(3000.0), (1.0, "s"));
         assert_eq!(time_unit(2.0 * 3600.0), (3600.0, "h"));
         assert_eq!(time_unit(40.0 * 3600.0), (3600.0, "h"));

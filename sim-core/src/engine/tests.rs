@@ -742,7 +742,7 @@ fn superseded_events_do_not_pile_up_under_a_periodic_profile() {
 
 #[test]
 fn a_run_whose_activities_can_never_progress_ends() {
-    // Issue 17: a host whose speed drops to 0 for good, and a periodic profile elsewhere, used
+    // A host whose speed drops to 0 for good, and a periodic profile elsewhere, used
     // to spin the event loop for ever. The run ends once only cycles of periodic profiles are
     // left; the exec is still there, unfinished.
     let mut p = Platform::new();
@@ -772,7 +772,7 @@ fn a_run_whose_activities_can_never_progress_ends() {
 
 #[test]
 fn an_end_date_that_is_not_a_finite_number_comes_after_every_finite_one() {
-    // Issue 38: 1e9 flops at 4e-310 flop/s end at 2.5e318 s, which is infinity. With a
+    // 1e9 flops at 4e-310 flop/s end at 2.5e318 s, which is infinity. With a
     // periodic profile elsewhere the completion at `inf` waited behind profile events for
     // ever. The other host's exec ends at its date; then the run moves to infinity, where the
     // first exec completes, and ends.
@@ -828,7 +828,7 @@ fn an_end_date_that_is_not_a_finite_number_comes_after_every_finite_one() {
 
 #[test]
 fn profile_events_no_activity_uses_are_skipped_to_the_next_activity_event() {
-    // Issue 38: a comm whose latency phase lasts 13.01 × 7e15 s, with a host speed profile of
+    // A comm whose latency phase lasts 13.01 × 7e15 s, with a host speed profile of
     // period 10 s elsewhere, would take 2e16 profile events to end. The profile touches no
     // live activity, so the engine jumps it to the comm's next event: same date as without
     // the profile, in a few events.
