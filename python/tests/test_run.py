@@ -241,7 +241,14 @@ def test_runs_that_limits_stop_are_reported_as_one_warning_with_their_labels(in_
 
 
 CONCURRENT = r"""
-import os, signal, sys, threading, time, gridsim
+import ctypes, os, signal, sys, threading, time, gridsim
+libc = ctypes.CDLL(None, use_errno=True)
+def sigint_disposition():
+    # The process's C-level SIGINT handler: the first word of struct sigaction (Linux).
+    act = ctypes.create_string_buffer(256)
+    assert libc.sigaction(signal.SIGINT, None, act) == 0
+    return act.raw[:ctypes.sizeof(ctypes.c_void_p)]
+before = sigint_disposition()
 studies = []
 def sweep(k):
     studies.append(gridsim.run(sys.argv[1], quick=True, jobs=1, out=f"{sys.argv[2]}/{k}", plots=False))
@@ -251,9 +258,11 @@ for t in threads:
 for t in threads:
     t.join()
 print(sorted(s.executed for s in studies), flush=True)
-# Python's own Ctrl-C handler is back: SIGINT raises KeyboardInterrupt here.
+print("same handler" if sigint_disposition() == before else "handler changed", flush=True)
+# Python's own Ctrl-C handler is back: SIGINT raises KeyboardInterrupt here. raise_signal
+# delivers it to this thread (a process-directed kill may land on any thread).
 try:
-    os.kill(os.getpid(), signal.SIGINT)
+    signal.raise_signal(signal.SIGINT)
     time.sleep(5)
     print("no KeyboardInterrupt", flush=True)
 except KeyboardInterrupt:
@@ -270,4 +279,4 @@ def test_sweeps_from_several_threads_each_run_and_leave_python_its_ctrl_c(in_rep
         timeout=300,
     )
     assert done.returncode == 0, done.stderr
-    assert done.stdout.splitlines() == ["[14, 14, 14]", "KeyboardInterrupt"]
+    assert done.stdout.splitlines() == ["[14, 14, 14]", "same handler", "KeyboardInterrupt"]
