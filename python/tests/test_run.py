@@ -185,7 +185,7 @@ sys.exit(1)
 
 def test_ctrl_c_stops_the_sweep_keeps_the_finished_runs_and_the_interpreter(in_repo, tmp_path):
     # The full LDS study (168 runs, some of 100000 tasks) on one thread lasts far longer than
-    # the wait before the signals.
+    # its first run.
     child = subprocess.Popen(
         [sys.executable, "-c", CHILD, LDS, str(tmp_path)],
         cwd=REPO,
@@ -194,7 +194,12 @@ def test_ctrl_c_stops_the_sweep_keeps_the_finished_runs_and_the_interpreter(in_r
         text=True,
     )
     assert child.stdout.readline().strip() == "ready"
-    time.sleep(1.5)
+    # The signals go once the sweep has stored its first run (its handler is in place by then):
+    # a fixed wait could outlast the whole sweep on a fast machine.
+    records = tmp_path / "results" / "lds" / "runs.d"
+    deadline = time.monotonic() + 60
+    while not list(records.glob("*.json")) and time.monotonic() < deadline and child.poll() is None:
+        time.sleep(0.005)
     # Twice: a second Ctrl-C ends the CLI at once, but an interpreter must outlive it. Both
     # arrive well within the 50 ms the runner takes to see the first.
     child.send_signal(signal.SIGINT)
@@ -242,6 +247,9 @@ def test_runs_that_limits_stop_are_reported_as_one_warning_with_their_labels(in_
 
 CONCURRENT = r"""
 import ctypes, os, signal, sys, threading, time, gridsim
+# Python's own Ctrl-C handler, even when this process was started with SIGINT ignored (as a
+# background job of a non-interactive shell is).
+signal.signal(signal.SIGINT, signal.default_int_handler)
 libc = ctypes.CDLL(None, use_errno=True)
 def sigint_disposition():
     # The process's C-level SIGINT handler: the first word of struct sigaction (Linux).
