@@ -80,8 +80,9 @@ impl ChunkView {
 
 /// The record types of queued and running jobs: named tuples (`gridsim.QueuedJob`: `id`,
 /// `index`, `submit_s`, `size`, `request_s`; `gridsim.RunningJob`: `index`, `size`, `start_s`,
-/// `planned_end_s`), whose fields read several times faster than a native class's getters: a
-/// batch policy reads them many times a decision. Made once per process.
+/// `planned_end_s`): Python reads a named tuple's fields without calling into the extension,
+/// as a native class's getters would, and a batch policy reads them many times a decision.
+/// Made once per process.
 fn job_types(py: Python<'_>) -> PyResult<&(Py<PyAny>, Py<PyAny>)> {
     static TYPES: PyOnceLock<(Py<PyAny>, Py<PyAny>)> = PyOnceLock::new();
     TYPES.get_or_try_init(py, || {
